@@ -1,0 +1,310 @@
+"""The one graph format of sssp-bench: CSR in memory and on disk.
+
+On disk, one binary file per graph (`*.csr`), little-endian, every section aligned to 64 bytes so that
+`numpy.memmap` maps each array in place, without a copy:
+
+    offset  size  field
+    0       8     magic  b"SSSPCSR\\0"
+    8       4     format version (uint32, currently 1)
+    12      4     flags (uint32): bit 0 directed, bit 1 weighted, bits 2-3 weight dtype (0 int32, 1 float32)
+    16      8     n, number of vertices (uint64)
+    24      8     m, number of arcs (uint64); an undirected edge is stored as two arcs
+    32      32    reserved, zero
+    64      ...   row_offsets  int64[n + 1]   (row_offsets[0] = 0, row_offsets[n] = m, non-decreasing)
+    aligned ...   column_ids   int32[m]       (arc targets, 0 <= id < n)
+    aligned ...   weights      int32[m] or float32[m], present only when weighted
+
+Beside it, `<name>.csr.json` holds provenance (where the graph came from, generator spec and seed, weight
+assignment) and characteristics (degrees, weight range), so a result can say what it ran on.
+
+A file that is truncated, has a wrong magic or version, or whose sizes disagree is refused with a one-line
+`GraphFormatError` naming the file. Files are written to a temporary name and renamed into place, so a crash
+never leaves a half-written graph behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import GraphFormatError
+
+MAGIC = b"SSSPCSR\0"
+FORMAT_VERSION = 1
+HEADER_SIZE = 64
+ALIGNMENT = 64
+_HEADER = struct.Struct("<8sIIQQ32x")
+
+FLAG_DIRECTED = 1 << 0
+FLAG_WEIGHTED = 1 << 1
+_WEIGHT_DTYPE_SHIFT = 2
+WEIGHT_DTYPES = {0: np.dtype("<i4"), 1: np.dtype("<f4")}
+_WEIGHT_DTYPE_CODES = {dtype: code for code, dtype in WEIGHT_DTYPES.items()}
+
+OFFSET_DTYPE = np.dtype("<i8")
+COLUMN_DTYPE = np.dtype("<i4")
+
+
+@dataclass(frozen=True, eq=False)
+class CSRGraph:
+    """A graph in compressed sparse row form. Arrays may be numpy arrays or read-only memmaps.
+
+    `weights` is None for an unweighted graph; shortest-path code then treats every arc as weight 1.
+    """
+
+    row_offsets: np.ndarray
+    column_ids: np.ndarray
+    weights: np.ndarray | None
+    directed: bool
+    name: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.row_offsets.ndim != 1 or len(self.row_offsets) < 1:
+            raise ValueError("row_offsets must be a 1-D array of n + 1 entries")
+        if self.weights is not None and len(self.weights) != len(self.column_ids):
+            raise ValueError("weights and column_ids must have the same length")
+
+    @property
+    def n(self) -> int:
+        return len(self.row_offsets) - 1
+
+    @property
+    def m(self) -> int:
+        return len(self.column_ids)
+
+    @property
+    def weighted(self) -> bool:
+        return self.weights is not None
+
+    @property
+    def weight_dtype(self) -> np.dtype | None:
+        return None if self.weights is None else self.weights.dtype
+
+    def out_degrees(self) -> np.ndarray:
+        return np.diff(self.row_offsets)
+
+    def arc_sources(self) -> np.ndarray:
+        """The source vertex of every arc, int32[m] (allocates m entries; use on graphs that fit)."""
+        return np.repeat(np.arange(self.n, dtype=np.int32), self.out_degrees())
+
+    def weights_or_ones(self) -> np.ndarray:
+        """The arc weights, or int32 ones when the graph is unweighted."""
+        if self.weights is not None:
+            return self.weights
+        return np.ones(self.m, dtype=np.int32)
+
+    def with_weights(self, weights: np.ndarray | None, **meta: Any) -> "CSRGraph":
+        """The same topology with other weights (e.g. a seeded assignment); `meta` is merged in."""
+        return CSRGraph(self.row_offsets, self.column_ids, weights, self.directed, self.name, {**self.meta, **meta})
+
+    def has_negative_weights(self) -> bool:
+        return self.weights is not None and self.m > 0 and bool(self.weights.min() < 0)
+
+
+def _aligned(offset: int) -> int:
+    return (offset + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
+
+
+def _layout(n: int, m: int, weighted: bool, weight_dtype: np.dtype) -> tuple[int, int, int, int]:
+    """Byte offsets of (row_offsets, column_ids, weights) and the total file size."""
+    offsets_at = HEADER_SIZE
+    columns_at = _aligned(offsets_at + (n + 1) * OFFSET_DTYPE.itemsize)
+    weights_at = _aligned(columns_at + m * COLUMN_DTYPE.itemsize)
+    end = weights_at + (m * weight_dtype.itemsize if weighted else 0)
+    return offsets_at, columns_at, weights_at, end
+
+
+def sidecar_path(path: str | os.PathLike) -> Path:
+    return Path(str(path) + ".json")
+
+
+def write_csr(graph: CSRGraph, path: str | os.PathLike, sidecar: dict[str, Any] | None = None) -> Path:
+    """Write `graph` (and its JSON sidecar) atomically; returns the path written."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    weight_dtype = np.dtype("<i4") if graph.weights is None else graph.weights.dtype.newbyteorder("<")
+    if graph.weights is not None and weight_dtype not in _WEIGHT_DTYPE_CODES:
+        raise ValueError(f"weights must be int32 or float32, not {graph.weights.dtype}")
+    flags = (FLAG_DIRECTED if graph.directed else 0) | (FLAG_WEIGHTED if graph.weighted else 0)
+    flags |= _WEIGHT_DTYPE_CODES[weight_dtype] << _WEIGHT_DTYPE_SHIFT
+    n, m = graph.n, graph.m
+    offsets_at, columns_at, weights_at, end = _layout(n, m, graph.weighted, weight_dtype)
+
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "wb") as out:
+            out.write(_HEADER.pack(MAGIC, FORMAT_VERSION, flags, n, m))
+            sections = [(offsets_at, graph.row_offsets, OFFSET_DTYPE), (columns_at, graph.column_ids, COLUMN_DTYPE)]
+            if graph.weights is not None:
+                sections.append((weights_at, graph.weights, weight_dtype))
+            for at, array, dtype in sections:
+                out.write(b"\0" * (at - out.tell()))
+                _write_array(out, array, dtype)
+            out.flush()
+            os.fsync(out.fileno())
+        if os.path.getsize(temporary) != end:
+            raise OSError(f"{path}: wrote {os.path.getsize(temporary)} bytes, expected {end}")
+        os.replace(temporary, path)
+    finally:
+        if temporary.exists():
+            temporary.unlink()
+    write_sidecar(path, {**(sidecar or {}), "characteristics": characteristics(graph)})
+    return path
+
+
+def _write_array(out, array: np.ndarray, dtype: np.dtype, chunk: int = 1 << 24) -> None:
+    """Write in chunks so a dtype conversion never copies a whole 100M-entry array."""
+    for start in range(0, len(array), chunk):
+        np.ascontiguousarray(array[start : start + chunk], dtype=dtype).tofile(out)
+
+
+def write_sidecar(path: str | os.PathLike, data: dict[str, Any]) -> Path:
+    target = sidecar_path(path)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(data, indent=2, sort_keys=True, default=_json_default) + "\n")
+    os.replace(temporary, target)
+    return target
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
+
+
+def read_sidecar(path: str | os.PathLike) -> dict[str, Any]:
+    target = sidecar_path(path)
+    if not target.exists():
+        return {}
+    try:
+        return json.loads(target.read_text())
+    except json.JSONDecodeError as error:
+        raise GraphFormatError(f"{target}: line {error.lineno}: not valid JSON ({error.msg})") from None
+
+
+def read_header(path: str | os.PathLike) -> dict[str, Any]:
+    """Parse and check the header and the file size; returns n, m, flags and the section offsets."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as handle:
+            raw = handle.read(HEADER_SIZE)
+    except FileNotFoundError:
+        raise GraphFormatError(f"{path}: no such graph file") from None
+    except IsADirectoryError:
+        raise GraphFormatError(f"{path}: is a directory, expected a .csr graph file") from None
+    if len(raw) < 8 or raw[:8] != MAGIC:
+        raise GraphFormatError(f"{path}: not an sssp-bench CSR file (wrong magic {raw[:8]!r}, expected {MAGIC!r})")
+    if len(raw) < HEADER_SIZE:
+        raise GraphFormatError(f"{path}: truncated header ({len(raw)} of {HEADER_SIZE} bytes)")
+    _, version, flags, n, m = _HEADER.unpack(raw)
+    if version != FORMAT_VERSION:
+        raise GraphFormatError(f"{path}: CSR format version {version}, this sssp-bench reads version {FORMAT_VERSION}")
+    weight_code = (flags >> _WEIGHT_DTYPE_SHIFT) & 0b11
+    if weight_code not in WEIGHT_DTYPES:
+        raise GraphFormatError(f"{path}: unknown weight dtype code {weight_code} in the flags")
+    if n >= 2**31 or m >= 2**63:
+        raise GraphFormatError(f"{path}: n={n} does not fit the int32 column ids")
+    weighted = bool(flags & FLAG_WEIGHTED)
+    weight_dtype = WEIGHT_DTYPES[weight_code]
+    offsets_at, columns_at, weights_at, end = _layout(n, m, weighted, weight_dtype)
+    if size < end:
+        raise GraphFormatError(f"{path}: truncated: {size} bytes, but n={n} and m={m} need {end}")
+    if size > end:
+        raise GraphFormatError(f"{path}: {size} bytes, but n={n} and m={m} need exactly {end} (sizes disagree)")
+    return {
+        "n": n, "m": m, "directed": bool(flags & FLAG_DIRECTED), "weighted": weighted,
+        "weight_dtype": weight_dtype, "offsets_at": offsets_at, "columns_at": columns_at, "weights_at": weights_at,
+    }
+
+
+def read_csr(path: str | os.PathLike, name: str | None = None, check_columns: bool = True) -> CSRGraph:
+    """Map a `.csr` file read-only, without copying its arrays, and check that it is consistent.
+
+    The checks read row_offsets once and (with `check_columns`) scan column_ids once for their range;
+    neither allocates an array of m entries.
+    """
+    path = Path(path)
+    header = read_header(path)
+    n, m = header["n"], header["m"]
+    row_offsets = np.memmap(path, OFFSET_DTYPE, "r", header["offsets_at"], (n + 1,))
+    column_ids = np.memmap(path, COLUMN_DTYPE, "r", header["columns_at"], (m,)) if m else np.empty(0, COLUMN_DTYPE)
+    weights = None
+    if header["weighted"]:
+        dtype = header["weight_dtype"]
+        weights = np.memmap(path, dtype, "r", header["weights_at"], (m,)) if m else np.empty(0, dtype)
+    if row_offsets[0] != 0 or row_offsets[n] != m:
+        raise GraphFormatError(
+            f"{path}: row_offsets run from {row_offsets[0]} to {row_offsets[n]}, expected 0 to m={m} (sizes disagree)"
+        )
+    if n and np.any(row_offsets[1:] < row_offsets[:-1]):
+        raise GraphFormatError(f"{path}: row_offsets decrease somewhere; the file is corrupt")
+    if check_columns and m and (column_ids.min() < 0 or column_ids.max() >= n):
+        raise GraphFormatError(f"{path}: column ids outside [0, {n}); the file is corrupt")
+    sidecar = read_sidecar(path)
+    return CSRGraph(
+        row_offsets, column_ids, weights, header["directed"], name or sidecar.get("name") or path.stem,
+        {"path": str(path), **sidecar},
+    )
+
+
+def characteristics(graph: CSRGraph) -> dict[str, Any]:
+    """Cheap, vectorised facts about a graph for its sidecar and for reports (Table 1 style)."""
+    degrees = graph.out_degrees()
+    facts: dict[str, Any] = {
+        "n": graph.n,
+        "m": graph.m,
+        "directed": graph.directed,
+        "weighted": graph.weighted,
+        "weight_dtype": None if graph.weights is None else str(graph.weights.dtype),
+        "out_degree_max": int(degrees.max()) if graph.n else 0,
+        "out_degree_mean": float(graph.m / graph.n) if graph.n else 0.0,
+        "out_degree_std": float(degrees.std()) if graph.n else 0.0,
+        "zero_out_degree_vertices": int(np.count_nonzero(degrees == 0)),
+    }
+    if graph.weights is not None and graph.m:
+        facts["weight_min"] = graph.weights.min().item()
+        facts["weight_max"] = graph.weights.max().item()
+    return facts
+
+
+def from_arrays(
+    row_offsets, column_ids, weights=None, directed: bool = True, name: str = "", **meta: Any
+) -> CSRGraph:
+    """A CSRGraph from array-likes, converted to the store's dtypes (for tests and small graphs)."""
+    return CSRGraph(
+        np.asarray(row_offsets, dtype=np.int64),
+        np.asarray(column_ids, dtype=np.int32),
+        None if weights is None else np.asarray(weights, dtype=np.float32 if np.asarray(weights).dtype.kind == "f" else np.int32),
+        directed,
+        name,
+        meta,
+    )
+
+
+def from_arcs(
+    n: int, sources, targets, weights=None, directed: bool = True, name: str = "", **meta: Any
+) -> CSRGraph:
+    """A CSRGraph from an arc list (for tests and small graphs; generators have a streaming builder).
+
+    Undirected input lists each edge once; both arcs are stored. Arcs keep their input order within a row.
+    """
+    sources = np.asarray(sources, dtype=np.int64)
+    targets = np.asarray(targets, dtype=np.int64)
+    if weights is not None:
+        weights = np.asarray(weights)
+    if not directed:
+        sources, targets = np.concatenate([sources, targets]), np.concatenate([targets, sources])
+        if weights is not None:
+            weights = np.concatenate([weights, weights])
+    order = np.argsort(sources, kind="stable")
+    row_offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(sources, minlength=n), out=row_offsets[1:])
+    return from_arrays(row_offsets, targets[order], None if weights is None else weights[order], directed, name, **meta)
