@@ -116,8 +116,9 @@ def _layout(n: int, m: int, weighted: bool, weight_dtype: np.dtype) -> tuple[int
     """Byte offsets of (row_offsets, column_ids, weights) and the total file size."""
     offsets_at = HEADER_SIZE
     columns_at = _aligned(offsets_at + (n + 1) * OFFSET_DTYPE.itemsize)
-    weights_at = _aligned(columns_at + m * COLUMN_DTYPE.itemsize)
-    end = weights_at + (m * weight_dtype.itemsize if weighted else 0)
+    columns_end = columns_at + m * COLUMN_DTYPE.itemsize
+    weights_at = _aligned(columns_end)
+    end = weights_at + m * weight_dtype.itemsize if weighted else columns_end
     return offsets_at, columns_at, weights_at, end
 
 

@@ -1,0 +1,25 @@
+# sssp-bench: `make run` runs the quick config end to end; `make test` runs the tests.
+# Each target installs what it needs into .venv first (once; again when pyproject.toml changes).
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+CONFIG ?= configs/quick.yaml
+
+.PHONY: run test install clean
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+
+run: $(VENV)/.installed
+	$(BIN)/sssp-bench run $(CONFIG) --report
+
+test: $(VENV)/.installed
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

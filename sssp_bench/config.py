@@ -1,0 +1,311 @@
+"""Run configs: YAML checked against a schema before anything runs.
+
+    name: quick                       # optional; defaults to the file's stem
+    description: a line for the report
+    graphs:                           # catalog names, generator specs or .csr paths
+      - rmat:n=4096,m=32768,seed=1
+      - {graph: grid:rows=64,cols=64, label: grid-64, weights: uniform:min=1,max=100,seed=2}
+    implementations:                  # names; a list of values sweeps a parameter (one variant per combination)
+      - cpu-dijkstra
+      - {name: cpu-bf-queue, params: {count_relaxations: [false, true]}}
+    sources: {count: 100, seed: 1, min_reached: auto}
+    repetitions: 1                    # timed passes over the sources
+    warmup: 1                         # untimed solves per implementation and graph, before the timed ones
+    weights: keep                     # keep | unit | uniform:... | negative:... (see weights.py); per graph too
+    verification: {reference: auto, reference_sources: 10}
+    baseline: cpu-dijkstra            # the variant speedups divide by; null for none
+    time_limit: 600                   # seconds per solve
+    output: results
+    datasets: datasets
+
+An unknown key, a wrong type or an unknown implementation is a ConfigError naming the file, the line, the key
+and what is allowed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from . import impls
+from .errors import ConfigError, UserError
+
+TOP_LEVEL_KEYS = {
+    "name", "description", "graphs", "implementations", "sources", "repetitions", "warmup", "weights",
+    "verification", "baseline", "time_limit", "output", "datasets",
+}
+GRAPH_KEYS = {"graph", "label", "weights"}
+IMPLEMENTATION_KEYS = {"name", "params"}
+SOURCES_KEYS = {"count", "seed", "min_reached"}
+VERIFICATION_KEYS = {"reference", "reference_sources"}
+
+
+@dataclass(frozen=True)
+class GraphEntry:
+    graph: str            # catalog name, generator spec or path
+    label: str            # the name results and reports use
+    weights: Any          # a weight spec (string or dict), "keep" by default
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One implementation with one set of parameters: a column of the report."""
+
+    name: str             # e.g. "cpu-bf-queue[count_relaxations=true]"
+    implementation: str
+    params: dict[str, Any]
+
+
+@dataclass
+class Config:
+    name: str
+    description: str
+    graphs: list[GraphEntry]
+    variants: list[Variant]
+    source_count: int
+    source_seed: int
+    min_reached: int | None          # None: min(10^5, 10% of V)
+    repetitions: int
+    warmup: int
+    reference: str                   # "auto" or an implementation name
+    reference_sources: int
+    baseline: str | None
+    time_limit: float
+    output: Path
+    datasets: Path
+    raw: dict[str, Any] = field(default_factory=dict)
+    path: str = "<config>"
+
+    @property
+    def hash(self) -> str:
+        """Hash of the validated config: a resumed run must have the same one."""
+        canonical = json.dumps(self.raw, sort_keys=True, default=str)
+        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+class _Locator:
+    """Line numbers of YAML nodes by key path, so an error can say where in the file it is."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.lines: dict[str, int] = {}
+
+    def where(self, key_path: str) -> str:
+        probe = key_path
+        while probe and probe not in self.lines:
+            probe = probe.rsplit(".", 1)[0] if "." in probe else ""
+        line = self.lines.get(probe)
+        return f"{self.path}:{line}" if line else self.path
+
+    def fail(self, key_path: str, message: str) -> ConfigError:
+        return ConfigError(f"{self.where(key_path)}: {key_path}: {message}" if key_path else f"{self.where('')}: {message}")
+
+    def record(self, node: yaml.Node, key_path: str) -> None:
+        self.lines[key_path] = node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                child = f"{key_path}.{key_node.value}" if key_path else str(key_node.value)
+                self.lines[child] = key_node.start_mark.line + 1
+                self.record(value_node, child)
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                self.record(item, f"{key_path}[{index}]")
+
+
+def load_config(path: str | Path) -> Config:
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such config file") from None
+    except (IsADirectoryError, UnicodeDecodeError) as error:
+        raise UserError(f"{path}: cannot read the config ({error.__class__.__name__})") from None
+    return parse_config(text, str(path), default_name=path.stem)
+
+
+def parse_config(text: str, path: str = "<config>", default_name: str = "run") -> Config:
+    locator = _Locator(path)
+    try:
+        node = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise ConfigError(f"{path}{line}: not valid YAML ({problem})") from None
+    if node is not None:
+        locator.record(node, "")
+    if not isinstance(data, dict):
+        raise locator.fail("", "expected a mapping of keys (graphs, implementations, ...) at the top level")
+    return _validate(data, locator, default_name)
+
+
+def _validate(data: dict[str, Any], locator: _Locator, default_name: str) -> Config:
+    _check_keys(data, TOP_LEVEL_KEYS, "", locator)
+    for required in ("graphs", "implementations"):
+        if required not in data:
+            raise locator.fail("", f"missing required key {required!r}")
+
+    name = _typed(data, "name", str, locator, default_name)
+    if not name or any(char in name for char in "/\\ ") :
+        raise locator.fail("name", f"expected a name without spaces or slashes, got {name!r}")
+    description = _typed(data, "description", str, locator, "")
+    default_weights = _weights(data.get("weights", "keep"), "weights", locator)
+    graphs = _graphs(data["graphs"], default_weights, locator)
+    variants = _variants(data["implementations"], locator)
+
+    sources = data.get("sources", {})
+    if not isinstance(sources, dict):
+        raise locator.fail("sources", "expected a mapping with count, seed, min_reached")
+    _check_keys(sources, SOURCES_KEYS, "sources", locator)
+    source_count = _positive_int(sources, "count", "sources", locator, 100)
+    source_seed = _typed(sources, "seed", int, locator, 1, "sources")
+    min_reached_value = sources.get("min_reached", "auto")
+    if min_reached_value == "auto":
+        min_reached = None
+    elif isinstance(min_reached_value, int) and not isinstance(min_reached_value, bool) and min_reached_value >= 1:
+        min_reached = min_reached_value
+    else:
+        raise locator.fail("sources.min_reached", f"expected a positive integer or 'auto', got {min_reached_value!r}")
+
+    repetitions = _positive_int(data, "repetitions", "", locator, 1)
+    warmup = _typed(data, "warmup", int, locator, 1)
+    if warmup < 0:
+        raise locator.fail("warmup", f"expected 0 or more warm-up solves, got {warmup}")
+
+    verification = data.get("verification", {})
+    if not isinstance(verification, dict):
+        raise locator.fail("verification", "expected a mapping with reference, reference_sources")
+    _check_keys(verification, VERIFICATION_KEYS, "verification", locator)
+    reference = _typed(verification, "reference", str, locator, "auto", "verification")
+    if reference != "auto":
+        impls.get(reference, locator.where("verification.reference") + ": verification.reference")
+    reference_sources = _typed(verification, "reference_sources", int, locator, 10, "verification")
+    if reference_sources < 0:
+        raise locator.fail("verification.reference_sources", f"expected 0 or more, got {reference_sources}")
+
+    variant_names = [variant.name for variant in variants]
+    baseline_default = "cpu-dijkstra" if "cpu-dijkstra" in variant_names else None
+    baseline = data.get("baseline", baseline_default)
+    if baseline is not None and baseline not in variant_names:
+        raise locator.fail("baseline", f"{baseline!r} is not one of the implementations run: {', '.join(variant_names)}")
+
+    time_limit = data.get("time_limit", 600)
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or time_limit <= 0:
+        raise locator.fail("time_limit", f"expected a positive number of seconds per solve, got {time_limit!r}")
+    output = Path(_typed(data, "output", str, locator, "results"))
+    datasets = Path(_typed(data, "datasets", str, locator, "datasets"))
+
+    raw = {
+        "name": name, "description": description,
+        "graphs": [{"graph": entry.graph, "label": entry.label, "weights": entry.weights} for entry in graphs],
+        "variants": [{"name": v.name, "implementation": v.implementation, "params": v.params} for v in variants],
+        "sources": {"count": source_count, "seed": source_seed, "min_reached": min_reached},
+        "repetitions": repetitions, "warmup": warmup,
+        "verification": {"reference": reference, "reference_sources": reference_sources},
+        "baseline": baseline, "time_limit": float(time_limit),
+    }
+    return Config(
+        name, description, graphs, variants, source_count, source_seed, min_reached, repetitions, warmup,
+        reference, reference_sources, baseline, float(time_limit), output, datasets, raw, locator.path,
+    )
+
+
+def _check_keys(mapping: dict[str, Any], allowed: set[str], key_path: str, locator: _Locator) -> None:
+    for key in mapping:
+        if key not in allowed:
+            child = f"{key_path}.{key}" if key_path else str(key)
+            raise locator.fail(child, f"unknown key (allowed: {', '.join(sorted(allowed))})")
+
+
+def _typed(mapping, key, expected, locator, default, parent: str = ""):
+    key_path = f"{parent}.{key}" if parent else key
+    value = mapping.get(key, default)
+    if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+        raise locator.fail(key_path, f"expected {expected.__name__}, got {type(value).__name__} {value!r}")
+    return value
+
+
+def _positive_int(mapping, key, parent, locator, default) -> int:
+    value = _typed(mapping, key, int, locator, default, parent)
+    if value < 1:
+        raise locator.fail(f"{parent}.{key}" if parent else key, f"expected a positive integer, got {value}")
+    return value
+
+
+def _weights(spec: Any, key_path: str, locator: _Locator) -> Any:
+    from .weights import parse_weight_spec  # the weights module checks its own spec language
+    from .errors import SpecError
+
+    try:
+        parse_weight_spec(spec)
+    except SpecError as error:
+        raise locator.fail(key_path, str(error)) from None
+    return spec
+
+
+def _graphs(entries: Any, default_weights: Any, locator: _Locator) -> list[GraphEntry]:
+    if not isinstance(entries, list) or not entries:
+        raise locator.fail("graphs", "expected a non-empty list of graphs (catalog names, generator specs or paths)")
+    graphs: list[GraphEntry] = []
+    for index, entry in enumerate(entries):
+        key_path = f"graphs[{index}]"
+        if isinstance(entry, str):
+            entry = {"graph": entry}
+        if not isinstance(entry, dict):
+            raise locator.fail(key_path, f"expected a graph name, spec or path, or a mapping with 'graph', got {entry!r}")
+        _check_keys(entry, GRAPH_KEYS, key_path, locator)
+        if "graph" not in entry:
+            raise locator.fail(key_path, "missing required key 'graph'")
+        graph = _typed(entry, "graph", str, locator, None, key_path)
+        label = _typed(entry, "label", str, locator, graph, key_path)
+        weights = _weights(entry.get("weights", default_weights), f"{key_path}.weights", locator)
+        graphs.append(GraphEntry(graph, label, weights))
+    labels = [graph.label for graph in graphs]
+    duplicates = sorted({label for label in labels if labels.count(label) > 1})
+    if duplicates:
+        raise locator.fail("graphs", f"graph {duplicates[0]!r} appears twice; give one a different 'label'")
+    return graphs
+
+
+def _variants(entries: Any, locator: _Locator) -> list[Variant]:
+    if not isinstance(entries, list) or not entries:
+        raise locator.fail("implementations", "expected a non-empty list of implementation names")
+    variants: list[Variant] = []
+    for index, entry in enumerate(entries):
+        key_path = f"implementations[{index}]"
+        if isinstance(entry, str):
+            entry = {"name": entry}
+        if not isinstance(entry, dict):
+            raise locator.fail(key_path, f"expected an implementation name or a mapping with 'name', got {entry!r}")
+        _check_keys(entry, IMPLEMENTATION_KEYS, key_path, locator)
+        name = _typed(entry, "name", str, locator, "", key_path)
+        implementation = impls.get(name, f"{locator.where(key_path + '.name')}: {key_path}.name")
+        params = entry.get("params", {}) or {}
+        if not isinstance(params, dict):
+            raise locator.fail(f"{key_path}.params", "expected a mapping of parameter names to values or lists of values")
+        swept = {key: value for key, value in params.items() if isinstance(value, list)}
+        fixed = {key: value for key, value in params.items() if not isinstance(value, list)}
+        for key, values in swept.items():
+            if not values:
+                raise locator.fail(f"{key_path}.params.{key}", "an empty list sweeps nothing; give at least one value")
+        for combination in itertools.product(*swept.values()):
+            chosen = {**fixed, **dict(zip(swept, combination))}
+            implementation.validate_parameters(chosen, f"{locator.where(key_path + '.params')}: {key_path}.params")
+            suffix = ",".join(f"{key}={_format_value(value)}" for key, value in zip(swept, combination))
+            variants.append(Variant(f"{name}[{suffix}]" if suffix else name, name, chosen))
+    names = [variant.name for variant in variants]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise locator.fail("implementations", f"{duplicates[0]!r} is listed twice")
+    return variants
+
+
+def _format_value(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)

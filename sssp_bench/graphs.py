@@ -1,0 +1,76 @@
+"""From a config's graph entry to a CSRGraph: a generator spec, a fetched catalog name, or a `.csr` path.
+
+Generated graphs are written once into `<datasets>/generated/` under their canonical spec and mapped from
+there afterwards, so the 100 sources, every implementation and every later run see the same bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import generators
+from .csr import CSRGraph, read_csr, read_sidecar, write_csr
+from .errors import GraphFormatError, UserError
+from .weights import apply_weights
+
+
+@dataclass
+class LoadedGraph:
+    label: str
+    graph: CSRGraph          # with the config's weights applied
+    path: Path               # the .csr file its topology lives in (the source cache sits beside it)
+    origin: str              # "generated", "catalog" or "file"
+
+
+def is_generator_spec(text: str) -> bool:
+    return text.split(":", 1)[0] in generators.GENERATORS
+
+
+def generated_path(spec: str, datasets: Path) -> Path:
+    return datasets / "generated" / f"{generators.spec_filename(spec)}.csr"
+
+
+def ensure_generated(spec: str, datasets: Path) -> Path:
+    """The cached file of a generator spec, generating it first if it is missing or stale."""
+    path = generated_path(spec, datasets)
+    canonical = generators.canonical_spec(spec)
+    if path.exists():
+        provenance = read_sidecar(path).get("provenance", {})
+        if provenance.get("spec") == canonical:
+            return path
+    graph = generators.generate(spec)
+    write_csr(graph, path, {"name": graph.name, **graph.meta})
+    return path
+
+
+def resolve_path(entry: str, datasets: Path) -> tuple[Path, str]:
+    """Where the graph named by `entry` lives, and how it got there."""
+    if is_generator_spec(entry):
+        return ensure_generated(entry, datasets), "generated"
+    as_path = Path(entry)
+    if as_path.suffix == ".csr" or "/" in entry:
+        if not as_path.exists():
+            raise UserError(f"{entry}: no such graph file")
+        return as_path, "file"
+    fetched = datasets / f"{entry}.csr"
+    if fetched.exists():
+        return fetched, "catalog"
+    kinds = ", ".join(generators.GENERATORS)
+    raise UserError(
+        f"graph {entry!r}: not a generator spec (kinds: {kinds}), not a .csr path, and not fetched into "
+        f"{datasets}/ (run: sssp-bench fetch {entry})"
+    )
+
+
+def load_graph(entry: str, label: str, weights, datasets: Path) -> LoadedGraph:
+    path, origin = resolve_path(entry, datasets)
+    try:
+        graph = read_csr(path, name=label)
+    except GraphFormatError:
+        if origin != "generated":
+            raise
+        path.unlink()  # a damaged cache file of ours is regenerated, not reported
+        path, origin = ensure_generated(entry, datasets), "generated"
+        graph = read_csr(path, name=label)
+    return LoadedGraph(label, apply_weights(graph, weights), path, origin)

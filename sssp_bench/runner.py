@@ -1,0 +1,404 @@
+"""The one trial driver: every implementation x graph x source, timed, verified and recorded as it goes.
+
+For each graph: load (mapped, not copied), apply the config's weights, pick the shared sources. For each
+variant: prepare once (timed apart), warm up, then solve every source `repetitions` times. Each solve is
+timed by the runner (host clock around solve + synchronize; distance copy-back counted only in the
+end-to-end time), checked by the certificate, compared with the reference on the sampled sources, and
+appended to `rows.jsonl` at once, so a crash loses at most the solve in flight and `--resume` skips what is
+done. A failure (time limit, out of memory, exception, wrong answer, unsupported graph) becomes a row with its
+status and message, LDBC-style, and the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from . import impls, provenance, verify
+from .config import Config, Variant
+from .errors import NegativeCycleError, UnsupportedGraphError, UserError
+from .graphs import LoadedGraph, is_generator_spec, load_graph, resolve_path
+from .impls.base import Implementation, SolveResult, canonical_distances
+from .progress import Progress
+from .sources import cached_sources, sources_cache_path
+
+STATUSES = ("ok", "wrong_answer", "timeout", "out_of_memory", "error", "unsupported", "negative_cycle", "unavailable")
+
+
+@dataclass
+class RunOutcome:
+    run_dir: Path
+    statuses: Counter = field(default_factory=Counter)
+
+    @property
+    def wrong_answers(self) -> int:
+        return self.statuses["wrong_answer"]
+
+
+def classify(error: BaseException) -> tuple[str, str]:
+    """The failure taxonomy: which status a solve or prepare that raised gets, and its one-line message."""
+    message = str(error) or error.__class__.__name__
+    if isinstance(error, NegativeCycleError):
+        return "negative_cycle", message
+    if isinstance(error, UnsupportedGraphError):
+        return "unsupported", message
+    if isinstance(error, MemoryError) or "OutOfMemory" in error.__class__.__name__:
+        return "out_of_memory", f"{error.__class__.__name__}: {message}"
+    return "error", f"{error.__class__.__name__}: {message}"
+
+
+class RowWriter:
+    """Appends one JSON line per row and flushes it, so the rows survive a crash of the process."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        if path.exists():
+            _drop_partial_last_line(path)
+        self.handle = open(path, "a", encoding="utf-8")
+
+    def write(self, row: dict[str, Any]) -> None:
+        self.handle.write(json.dumps(row, default=_json_default) + "\n")
+        self.handle.flush()
+
+    def close(self) -> None:
+        os.fsync(self.handle.fileno())
+        self.handle.close()
+
+
+def _drop_partial_last_line(path: Path) -> None:
+    """A crash mid-write can leave half a line at the end; cut it so resumed rows start on a fresh line."""
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with open(path, "r+b") as handle:
+            handle.truncate(data.rfind(b"\n") + 1)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(data, indent=2, default=_json_default) + "\n")
+    os.replace(temporary, path)
+
+
+def new_run_id(config: Config, output: Path) -> str:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    run_id, suffix = f"{config.name}-{stamp}", 1
+    while (output / run_id).exists():
+        suffix += 1
+        run_id = f"{config.name}-{stamp}-{suffix}"
+    return run_id
+
+
+def _load_done(rows_path: Path) -> tuple[set[tuple], set[tuple]]:
+    """What an interrupted run finished: solves by (graph, variant, repetition, source index), failed prepares."""
+    solved: set[tuple] = set()
+    failed_prepares: set[tuple] = set()
+    if not rows_path.exists():
+        return solved, failed_prepares
+    for line in rows_path.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # the partial last line of a crash
+        if row.get("phase") == "solve":
+            solved.add((row["graph"], row["variant"], row["repetition"], row["source_index"]))
+        elif row.get("phase") == "prepare" and row.get("status") != "ok":
+            failed_prepares.add((row["graph"], row["variant"]))
+    return solved, failed_prepares
+
+
+class Runner:
+    def __init__(self, config: Config, run_dir: Path, resume: bool = False, show_progress: bool = True,
+                 log: Callable[[str], None] | None = None):
+        self.config = config
+        self.run_dir = run_dir
+        self.rows_path = run_dir / "rows.jsonl"
+        self.manifest_path = run_dir / "manifest.json"
+        self.log = log or (lambda message: None)
+        self.show_progress = show_progress
+        self.outcome = RunOutcome(run_dir)
+        self.solved, self.failed_prepares = _load_done(self.rows_path) if resume else (set(), set())
+        if resume:
+            self.manifest = json.loads(self.manifest_path.read_text())
+        else:
+            self.manifest = {
+                "run_id": run_dir.name,
+                "config": config.raw,
+                "config_hash": config.hash,
+                "config_path": config.path,
+                "started": _now(),
+                "finished": None,
+                "status": "running",
+                "baseline": config.baseline,
+                "provenance": provenance.collect(),
+                "graphs": {},
+                "skipped": {},
+            }
+        self.manifest["status"] = "running"
+        self.manifest.setdefault("resumed", [])
+        if resume:
+            self.manifest["resumed"].append(_now())
+
+    # -- the run --------------------------------------------------------------------------------------------
+
+    def run(self) -> RunOutcome:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(self.manifest_path, self.manifest)
+        self._preflight()
+        writer = RowWriter(self.rows_path)
+        total = len(self.config.graphs) * len(self.config.variants) * self.config.repetitions * self.config.source_count
+        progress = Progress(total, enabled=self.show_progress)
+        try:
+            for entry in self.config.graphs:
+                self._run_graph(entry, writer, progress)
+            self.manifest["status"] = "complete"
+        except KeyboardInterrupt:
+            self.manifest["status"] = "interrupted"
+            raise
+        finally:
+            progress.close()
+            writer.close()
+            self.manifest["finished"] = _now()
+            self.manifest["statuses"] = dict(self.outcome.statuses)
+            write_json_atomic(self.manifest_path, self.manifest)
+        return self.outcome
+
+    def _preflight(self) -> None:
+        """Refuse a missing graph file or unfetched catalog name before anything runs (generators are fine)."""
+        for entry in self.config.graphs:
+            if not is_generator_spec(entry.graph):
+                resolve_path(entry.graph, self.config.datasets)
+
+    def _run_graph(self, entry, writer: RowWriter, progress: Progress) -> None:
+        config = self.config
+        progress.describe(entry.label, "loading")
+        started = time.perf_counter()
+        try:
+            loaded = load_graph(entry.graph, entry.label, entry.weights, config.datasets)
+        except (UserError, OSError, MemoryError) as error:
+            status, message = classify(error) if not isinstance(error, UserError) else ("error", str(error))
+            for variant in config.variants:
+                self._write_prepare(writer, entry.label, variant, None, status, f"graph not loaded: {message}")
+            progress.advance(len(config.variants) * config.repetitions * config.source_count)
+            self.log(f"{entry.label}: graph not loaded: {message}")
+            return
+        load_s = time.perf_counter() - started
+        graph = loaded.graph
+        progress.describe(entry.label, "picking sources")
+        started = time.perf_counter()
+        cache = sources_cache_path(loaded.path, config.source_count, config.source_seed, config.min_reached)
+        sources = cached_sources(graph, cache, config.source_count, config.source_seed, config.min_reached)
+        sources_s = time.perf_counter() - started
+        self._record_graph(loaded, sources, load_s, sources_s)
+        if len(sources) < config.source_count:
+            self.log(f"{entry.label}: only {len(sources)} of {config.source_count} vertices qualify as sources")
+            progress.advance((config.source_count - len(sources)) * len(config.variants) * config.repetitions)
+        references: dict[tuple[str, int], Any] = {}
+        for variant in config.variants:
+            self._run_variant(loaded, sources, variant, references, writer, progress)
+
+    def _record_graph(self, loaded: LoadedGraph, sources: list[int], load_s: float, sources_s: float) -> None:
+        graph = loaded.graph
+        self.manifest["graphs"][loaded.label] = {
+            "n": graph.n, "m": graph.m, "directed": graph.directed, "weighted": graph.weighted,
+            "weight_dtype": None if graph.weights is None else str(graph.weights.dtype),
+            "negative_weights": graph.has_negative_weights(),
+            "path": str(loaded.path), "origin": loaded.origin,
+            "provenance": graph.meta.get("provenance", {}), "weights": graph.meta.get("weights", "keep"),
+            "characteristics": graph.meta.get("characteristics", {}),
+            "sources": sources, "load_s": load_s, "sources_s": sources_s,
+        }
+        write_json_atomic(self.manifest_path, self.manifest)
+
+    def _run_variant(self, loaded: LoadedGraph, sources: list[int], variant: Variant,
+                     references: dict, writer: RowWriter, progress: Progress) -> None:
+        config, label, graph = self.config, loaded.label, loaded.graph
+        work = [(repetition, index, source) for repetition in range(config.repetitions)
+                for index, source in enumerate(sources)]
+        remaining = [item for item in work if (label, variant.name, item[0], item[1]) not in self.solved]
+        if not remaining or (label, variant.name) in self.failed_prepares:
+            progress.advance(len(work))
+            return
+        progress.advance(len(work) - len(remaining))
+        implementation_class = impls.get(variant.implementation)
+        available, why = implementation_class.available()
+        if not available:
+            self.manifest["skipped"][variant.name] = why
+            self._write_prepare(writer, label, variant, None, "unavailable", why)
+            self.log(f"{label}: skipped {variant.name}: {why}")
+            progress.advance(len(remaining))
+            return
+
+        progress.describe(label, f"{variant.name} prepare")
+        implementation = implementation_class(**variant.params)
+        started = time.perf_counter()
+        try:
+            if graph.has_negative_weights() and not implementation_class.negative_weights:
+                raise UnsupportedGraphError(f"{variant.implementation} does not accept negative weights")
+            implementation.prepare(graph)
+            implementation.synchronize()
+            prepare_s = time.perf_counter() - started
+            for _ in range(config.warmup if sources else 0):
+                implementation.solve(sources[0])
+                implementation.synchronize()
+        except Exception as error:  # the failure taxonomy: recorded, and the run goes on
+            status, message = classify(error)
+            self._write_prepare(writer, label, variant, time.perf_counter() - started, status, message)
+            self.log(f"{label}: {variant.name}: {status}: {message}")
+            implementation.teardown()
+            progress.advance(len(remaining))
+            return
+        self._write_prepare(writer, label, variant, prepare_s, "ok", "")
+
+        progress.describe(label, variant.name)
+        timed_out = ""
+        try:
+            for repetition, index, source in remaining:
+                if timed_out:
+                    row = self._row(label, variant, implementation_class, source, index, repetition)
+                    row.update(status="timeout", message=timed_out)
+                else:
+                    row = self._solve(loaded, implementation, variant, source, index, repetition, references)
+                    if row["status"] == "timeout":
+                        timed_out = f"not run: source #{index} exceeded the {config.time_limit:g} s time limit"
+                writer.write(row)
+                self.outcome.statuses[row["status"]] += 1
+                progress.advance(1)
+        finally:
+            implementation.teardown()
+
+    def _solve(self, loaded: LoadedGraph, implementation: Implementation, variant: Variant, source: int,
+               index: int, repetition: int, references: dict) -> dict[str, Any]:
+        config, graph = self.config, loaded.graph
+        row = self._row(loaded.label, variant, type(implementation), source, index, repetition)
+        started = time.perf_counter()
+        try:
+            result: SolveResult = implementation.solve(source)
+            implementation.synchronize()
+            solved = time.perf_counter()
+            distances = canonical_distances(result)
+            copied = time.perf_counter()
+        except Exception as error:
+            status, message = classify(error)
+            row.update(status=status, message=message, time_s=time.perf_counter() - started)
+            if status == "negative_cycle" and index < config.reference_sources:
+                reference = self._reference(loaded, type(implementation).kind, source, references)
+                if not isinstance(reference, NegativeCycleError):
+                    row.update(status="wrong_answer", reference=False,
+                               message=f"reported a negative cycle; the reference found none ({message})")
+            return row
+        time_s = solved - started
+        row.update(time_s=time_s, end_to_end_s=copied - started, counters=result.counters)
+        if time_s > config.time_limit:
+            row.update(status="timeout", message=f"took {time_s:.3g} s, over the {config.time_limit:g} s time limit")
+            return row
+
+        kind = type(implementation).kind
+        if len(distances) != graph.n:
+            row.update(status="wrong_answer", certificate=False,
+                       message=f"returned {len(distances)} distances for {graph.n} vertices")
+            return row
+        reached = np.isfinite(distances)
+        reached_arcs = int(graph.out_degrees()[reached].sum())
+        row.update(reached_vertices=int(reached.sum()), reached_arcs=reached_arcs,
+                   mteps=reached_arcs / time_s / 1e6 if time_s > 0 else None)
+        check = verify.certificate(graph, source, distances, kind=kind)
+        row["certificate"] = bool(check.ok)
+        problems = [] if check.ok else [f"certificate: {check.message}"]
+        if index < config.reference_sources:
+            reference = self._reference(loaded, kind, source, references)
+            if isinstance(reference, NegativeCycleError):
+                row["reference"] = False
+                problems.append("the reference found a negative cycle reachable from the source")
+            else:
+                compared = verify.compare(reference, distances)
+                row["reference"] = bool(compared.ok)
+                if not compared.ok:
+                    problems.append(f"reference: {compared.message}")
+        if problems:
+            row.update(status="wrong_answer", message="; ".join(problems))
+        return row
+
+    def _reference(self, loaded: LoadedGraph, kind: str, source: int, references: dict):
+        """Reference distances for a sampled source, computed once per graph and shared by every variant."""
+        key = (kind, source)
+        if key not in references:
+            try:
+                if self.config.reference == "auto":
+                    references[key] = verify.reference_distances(loaded.graph, source, kind=kind)
+                else:
+                    reference = impls.get(self.config.reference)()
+                    reference.prepare(loaded.graph)
+                    references[key] = canonical_distances(reference.solve(source))
+                    reference.teardown()
+            except NegativeCycleError as error:
+                references[key] = error
+        return references[key]
+
+    def _row(self, label: str, variant: Variant, implementation_class, source, index, repetition) -> dict[str, Any]:
+        return {
+            "run_id": self.run_dir.name, "phase": "solve", "graph": label,
+            "implementation": variant.implementation, "variant": variant.name, "params": variant.params,
+            "device": implementation_class.device, "kind": implementation_class.kind,
+            "source": source, "source_index": index, "repetition": repetition,
+            "status": "ok", "message": "", "time_s": None, "end_to_end_s": None,
+            "reached_vertices": None, "reached_arcs": None, "mteps": None,
+            "certificate": None, "reference": None, "counters": {},
+        }
+
+    def _write_prepare(self, writer: RowWriter, label: str, variant: Variant, seconds, status: str, message: str):
+        implementation_class = impls.get(variant.implementation)
+        row = self._row(label, variant, implementation_class, None, None, None)
+        row.update(phase="prepare", status=status, message=message, time_s=seconds)
+        writer.write(row)
+        if status != "ok":
+            self.outcome.statuses[status] += 1
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def start_run(config: Config, run_id: str | None = None, show_progress: bool = True,
+              log: Callable[[str], None] | None = None) -> RunOutcome:
+    output = config.output
+    run_id = run_id or new_run_id(config, output)
+    run_dir = output / run_id
+    if run_dir.exists() and any(run_dir.iterdir()):
+        raise UserError(f"{run_dir}: already exists; pick another --run-id or resume it with --resume {run_dir}")
+    return Runner(config, run_dir, show_progress=show_progress, log=log).run()
+
+
+def resume_run(config: Config, run_dir: Path, show_progress: bool = True,
+               log: Callable[[str], None] | None = None) -> RunOutcome:
+    manifest_path = run_dir / "manifest.json"
+    if not manifest_path.exists():
+        raise UserError(f"{run_dir}: not a run directory (no manifest.json)")
+    try:
+        manifest = json.loads(manifest_path.read_text())
+    except json.JSONDecodeError as error:
+        raise UserError(f"{manifest_path}: line {error.lineno}: not valid JSON ({error.msg})") from None
+    if manifest.get("config_hash") != config.hash:
+        raise UserError(
+            f"{run_dir}: was started from a different config (hash {manifest.get('config_hash')}, "
+            f"{config.path} has {config.hash}); resume it with the config it was started with"
+        )
+    return Runner(config, run_dir, resume=True, show_progress=show_progress, log=log).run()
+

@@ -1,0 +1,93 @@
+"""The command line through click's runner: help everywhere, one-line errors, run then report."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from sssp_bench.cli import cli
+
+COMMANDS = ["fetch", "generate", "run", "report", "list", "info"]
+
+
+@pytest.fixture
+def invoke(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+
+    def invoke(*args):
+        return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+    return invoke
+
+
+def test_help_lists_every_command(invoke):
+    result = invoke("--help")
+    assert result.exit_code == 0
+    for command in COMMANDS:
+        assert command in result.output
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_its_own_help(invoke, command):
+    result = invoke(command, "--help")
+    assert result.exit_code == 0 and "Usage: " in result.output
+
+
+def test_generate_stores_a_graph_and_info_describes_it(invoke, tmp_path):
+    result = invoke("generate", "grid", "rows=10", "cols=20")
+    assert result.exit_code == 0, result.output
+    path = result.output.split(":")[0]
+    assert path.endswith(".csr") and (tmp_path / path).exists()
+    described = invoke("info", path)
+    assert described.exit_code == 0
+    assert json.loads(described.output)["n"] == 200
+
+
+def test_generate_with_weights_and_an_output_path(invoke, tmp_path):
+    result = invoke("generate", "rmat:n=256,m=2048,seed=3", "-o", "g.csr", "--weights", "uniform:min=5,max=6,seed=1")
+    assert result.exit_code == 0, result.output
+    facts = json.loads(invoke("info", "g.csr").output)
+    assert facts["weight_min"] == 5 and facts["weight_max"] == 5
+
+
+@pytest.mark.parametrize("args, message", [
+    (["generate", "blob:n=3"], "blob"),
+    (["generate", "grid:rows=ten"], "rows"),
+    (["info", "missing.csr"], "missing.csr: no such graph file"),
+    (["run", "missing.yaml"], "missing.yaml: no such config file"),
+    (["report", "no-such-run"], "no-such-run"),
+    (["fetch", "USA-road-d.NY"], "USA-road-d.NY"),
+])
+def test_user_mistakes_are_one_line_errors_with_status_2(invoke, args, message):
+    result = invoke(*args)
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_a_bad_config_is_refused_with_its_line(invoke, tmp_path):
+    (tmp_path / "bad.yaml").write_text("graphs: [grid:rows=3]\nimplementations: [cpu-dijkstra]\nrepeats: 3\n")
+    result = invoke("run", "bad.yaml")
+    assert result.exit_code == 2
+    assert "bad.yaml:3: repeats: unknown key" in result.output
+
+
+def test_run_with_report_then_report_again(invoke, tmp_path):
+    (tmp_path / "tiny.yaml").write_text(
+        "graphs: ['grid:rows=5,cols=5', 'rmat:n=64,m=512,seed=1']\n"
+        "implementations: [cpu-dijkstra, cpu-bf-queue]\n"
+        "sources: {count: 3}\n"
+    )
+    result = invoke("run", "tiny.yaml", "--run-id", "r1", "--report", "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "results" / "r1" / "report.md").exists()
+    assert "cpu-bf-queue" in result.output
+    again = invoke("report", "results/r1", "--out", "elsewhere")
+    assert again.exit_code == 0 and (tmp_path / "elsewhere" / "speedup.svg").exists()
+
+
+def test_list_shows_implementations_and_generators(invoke):
+    result = invoke("list")
+    assert result.exit_code == 0
+    for name in ("cpu-dijkstra", "cpu-bf-queue", "cpu-bf", "cpu-bfs", "rmat", "kron", "grid"):
+        assert name in result.output

@@ -1,0 +1,93 @@
+"""Configs are checked before anything runs; every refusal names the file, the line, the key and what is allowed."""
+
+import textwrap
+
+import pytest
+
+from sssp_bench.config import load_config, parse_config
+from sssp_bench.errors import ConfigError, UserError
+
+MINIMAL = """
+graphs: ["grid:rows=4,cols=4"]
+implementations: [cpu-dijkstra]
+"""
+
+
+def config_from(text, path="x.yaml"):
+    return parse_config(textwrap.dedent(text), path)
+
+
+def test_minimal_config_gets_documented_defaults():
+    config = config_from(MINIMAL)
+    assert config.source_count == 100 and config.source_seed == 1 and config.min_reached is None
+    assert config.repetitions == 1 and config.warmup == 1 and config.time_limit == 600
+    assert config.reference == "auto" and config.reference_sources == 10
+    assert config.baseline == "cpu-dijkstra"
+    assert [variant.name for variant in config.variants] == ["cpu-dijkstra"]
+    assert config.graphs[0].label == "grid:rows=4,cols=4" and config.graphs[0].weights == "keep"
+
+
+def test_a_list_of_values_sweeps_a_parameter():
+    config = config_from("""
+        graphs: ["grid:rows=4,cols=4"]
+        implementations:
+          - cpu-dijkstra
+          - {name: cpu-bf-queue, params: {count_relaxations: [false, true]}}
+    """)
+    assert [variant.name for variant in config.variants] == [
+        "cpu-dijkstra", "cpu-bf-queue[count_relaxations=false]", "cpu-bf-queue[count_relaxations=true]"]
+    assert config.variants[2].params == {"count_relaxations": True}
+
+
+def test_graph_entries_take_a_label_and_their_own_weights():
+    config = config_from("""
+        graphs:
+          - {graph: "rmat:n=64,m=256", label: small, weights: "uniform:min=1,max=10,seed=3"}
+        implementations: [cpu-dijkstra]
+        weights: unit
+    """)
+    assert config.graphs[0].label == "small" and config.graphs[0].weights == "uniform:min=1,max=10,seed=3"
+
+
+def test_the_hash_changes_with_the_config():
+    assert config_from(MINIMAL).hash == config_from(MINIMAL).hash
+    assert config_from(MINIMAL).hash != config_from(MINIMAL + "repetitions: 2\n").hash
+
+
+@pytest.mark.parametrize("text, message", [
+    (MINIMAL + "colour: blue\n", r"x.yaml:4: colour: unknown key \(allowed: baseline, datasets, description"),
+    (MINIMAL + "repetitions: two\n", r"x.yaml:4: repetitions: expected int, got str 'two'"),
+    (MINIMAL + "repetitions: 0\n", r"repetitions: expected a positive integer"),
+    (MINIMAL + "time_limit: -1\n", r"time_limit: expected a positive number of seconds"),
+    (MINIMAL + "sources: {count: 10, sede: 3}\n", r"x.yaml:4: sources.sede: unknown key \(allowed: count, min_reached, seed\)"),
+    (MINIMAL + "sources: {min_reached: lots}\n", r"sources.min_reached: expected a positive integer or 'auto'"),
+    (MINIMAL + "baseline: cpu-bfs\n", r"baseline: 'cpu-bfs' is not one of the implementations run: cpu-dijkstra"),
+    (MINIMAL + "verification: {reference: magic}\n", r"unknown implementation 'magic' \(known: "),
+    ('graphs: ["grid:rows=4"]\nimplementations: [gpu-magic]\n', r"x.yaml:2: implementations\[0\].name: unknown implementation 'gpu-magic'"),
+    ('graphs: ["grid:rows=4"]\nimplementations: [{name: cpu-dijkstra, params: {speed: 11}}]\n',
+     r"implementations\[0\].params: cpu-dijkstra has no parameter 'speed'"),
+    ('graphs: ["grid:rows=4"]\nimplementations: [{name: cpu-bf, params: {count_relaxations: maybe}}]\n',
+     r"parameter 'count_relaxations' must be bool, got str"),
+    ('graphs: []\nimplementations: [cpu-dijkstra]\n', r"x.yaml:1: graphs: expected a non-empty list"),
+    ('implementations: [cpu-dijkstra]\n', r"missing required key 'graphs'"),
+    ('graphs: [{label: x}]\nimplementations: [cpu-dijkstra]\n', r"graphs\[0\]: missing required key 'graph'"),
+    ('graphs: ["grid:rows=4", "grid:rows=4"]\nimplementations: [cpu-dijkstra]\n', r"appears twice; give one a different 'label'"),
+    ('graphs: ["grid:rows=4"]\nimplementations: [cpu-dijkstra]\nweights: "heavy:x=1"\n', r"x.yaml:3: weights: "),
+    ("graphs: [a\n", r"x.yaml:\d+: not valid YAML"),
+    ("- just\n- a list\n", r"expected a mapping of keys"),
+])
+def test_refused_configs_say_where_and_what(text, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_config(text, "x.yaml")
+
+
+def test_a_missing_config_file_is_named(tmp_path):
+    with pytest.raises(UserError, match="nothing.yaml: no such config file"):
+        load_config(tmp_path / "nothing.yaml")
+
+
+def test_the_shipped_configs_are_valid():
+    from pathlib import Path
+
+    for path in sorted(Path(__file__).parent.parent.joinpath("configs").glob("*.yaml")):
+        assert load_config(path).graphs
