@@ -1,0 +1,268 @@
+"""Where a run ran: host, CPU, memory, GPU, package versions and the git commit of the code.
+
+`collect()` goes into every run's manifest so a number in a report can be traced to the machine and the code
+that produced it. It never raises: a fact it cannot find is recorded as null (with a reason where that helps),
+because a missing detail must not cost the user their run.
+"""
+
+from __future__ import annotations
+
+import datetime as _datetime
+import importlib.metadata
+import importlib.util
+import os
+import platform
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+# Module name -> distribution names to ask importlib.metadata, in order (CuPy ships under per-CUDA names).
+_PACKAGE_DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
+    "numpy": ("numpy",),
+    "scipy": ("scipy",),
+    "numba": ("numba",),
+    "pandas": ("pandas",),
+    "matplotlib": ("matplotlib",),
+    "click": ("click",),
+    "yaml": ("PyYAML", "pyyaml"),
+    "cupy": ("cupy-cuda13x", "cupy-cuda12x", "cupy-cuda11x", "cupy"),
+}
+
+# Variables that change what a benchmark measures; recorded when set.
+_ENVIRONMENT_VARIABLES = (
+    "CUDA_VISIBLE_DEVICES",
+    "OMP_NUM_THREADS",
+    "NUMBA_NUM_THREADS",
+    "NUMBA_DISABLE_JIT",
+    "MKL_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+)
+
+_GIT_TIMEOUT_S = 2.0
+
+
+def collect() -> dict[str, Any]:
+    """Everything known about this machine and this code, as a JSON-serialisable dict. Never raises."""
+    return {
+        "collected_at": _guarded(lambda: _datetime.datetime.now(_datetime.timezone.utc).isoformat(timespec="seconds")),
+        "host": _guarded(socket.gethostname),
+        "os": _guarded(platform.platform),
+        "machine": _guarded(platform.machine),
+        "python": _guarded(lambda: f"{platform.python_version()} ({platform.python_implementation()})"),
+        "python_executable": sys.executable or None,
+        "cpu": _guarded(cpu_info, {"model": None, "logical_cores": None}),
+        "memory_total_bytes": _guarded(memory_total_bytes),
+        "packages": _guarded(package_versions, {}),
+        "git": _guarded(git_info, {"commit": None, "dirty": None, "reason": "git probe failed"}),
+        "gpu": _guarded(gpu_info, {"available": False, "reason": "GPU probe failed"}),
+        "environment": _guarded(lambda: {k: os.environ[k] for k in _ENVIRONMENT_VARIABLES if k in os.environ}, {}),
+    }
+
+
+def gpu_status() -> tuple[bool, str]:
+    """(True, "name (sm_XY, N GiB, ...)") when a CUDA GPU is usable through CuPy, else (False, why)."""
+    info = _guarded(gpu_info, {"available": False, "reason": "GPU probe failed"})
+    if not info.get("available"):
+        return False, str(info.get("reason") or "no GPU")
+    return True, describe_gpu(info)
+
+
+def describe_gpu(info: dict[str, Any]) -> str:
+    """One line for an available GPU's info dict, e.g. "NVIDIA H100 (sm_90, 79.1 GiB, driver 12.4, ...)"."""
+    details = []
+    if info.get("compute_capability"):
+        details.append("sm_" + str(info["compute_capability"]).replace(".", ""))
+    if info.get("memory_bytes"):
+        details.append(f"{info['memory_bytes'] / 2**30:.1f} GiB")
+    if info.get("driver_version"):
+        details.append(f"driver {info['driver_version']}")
+    if info.get("cuda_runtime_version"):
+        details.append(f"CUDA runtime {info['cuda_runtime_version']}")
+    if info.get("cupy_version"):
+        details.append(f"CuPy {info['cupy_version']}")
+    name = info.get("name") or "CUDA GPU"
+    return f"{name} ({', '.join(details)})" if details else str(name)
+
+
+def cpu_info() -> dict[str, Any]:
+    """CPU model and logical core count."""
+    return {"model": _cpu_model(), "logical_cores": os.cpu_count()}
+
+
+def _cpu_model() -> str | None:
+    try:
+        text = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        text = ""
+    # x86 says "model name"; some ARM kernels only say "Hardware" or "Model".
+    for key in ("model name", "Hardware", "Model", "cpu model", "Processor"):
+        for line in text.splitlines():
+            name, sep, value = line.partition(":")
+            if sep and name.strip() == key and value.strip():
+                return value.strip()
+    return platform.processor() or platform.machine() or None
+
+
+def memory_total_bytes() -> int | None:
+    """Physical memory in bytes, from /proc/meminfo or sysconf; None when neither answers."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                value, unit = line.split()[1:3]
+                return int(value) * (1024 if unit.lower() == "kb" else 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def package_versions() -> dict[str, str | None]:
+    """Installed versions of sssp_bench and what it runs on; None for one that is not installed.
+
+    Read from package metadata, not by importing: importing numba or cupy would take seconds.
+    """
+    from . import __version__
+
+    versions: dict[str, str | None] = {"sssp_bench": __version__}
+    for module, distributions in _PACKAGE_DISTRIBUTIONS.items():
+        versions[module] = _distribution_version(module, distributions)
+    return versions
+
+
+def _distribution_version(module: str, distributions: tuple[str, ...]) -> str | None:
+    for distribution in distributions:
+        try:
+            return importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        except Exception:
+            break
+    # Importable without metadata (e.g. a source checkout on sys.path): ask the module if it is loaded already.
+    loaded = sys.modules.get(module)
+    version = getattr(loaded, "__version__", None)
+    return str(version) if version is not None else None
+
+
+def git_info(directory: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Commit and dirty flag of the git working tree holding `directory` (default: this package's source).
+
+    commit/dirty are None with a reason when the code is not a tracked file of a git checkout (an installed
+    wheel, git missing, a repository with no commit yet).
+    """
+    package_dir = Path(directory) if directory is not None else Path(__file__).resolve().parent
+    unknown: dict[str, Any] = {"commit": None, "dirty": None, "root": None}
+    ok, root = _git(package_dir, "rev-parse", "--show-toplevel")
+    if not ok:
+        return {**unknown, "reason": root}
+    # A wheel installed into a venv that happens to sit inside some repository is not that repository's code.
+    ok, tracked = _git(package_dir, "ls-files", "--", ".")
+    if not ok or not tracked:
+        return {**unknown, "reason": f"{package_dir} is not tracked by the git repository at {root}"}
+    ok, commit = _git(package_dir, "rev-parse", "HEAD")
+    if not ok:
+        return {**unknown, "root": root, "reason": commit}
+    ok, status = _git(package_dir, "status", "--porcelain")
+    changed = status.splitlines() if ok else []
+    return {
+        "commit": commit,
+        "dirty": bool(changed) if ok else None,
+        "root": root,
+        # The first few changed paths say at a glance whether the dirt matters.
+        "changed_files": [line[3:] for line in changed[:20]],
+    }
+
+
+def _git(directory: Path, *args: str) -> tuple[bool, str]:
+    """(True, stdout) or (False, why) for `git -C directory args...`."""
+    # No optional locks: `git status` must not take index.lock while others work in the same tree.
+    environment = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+    try:
+        completed = subprocess.run(
+            ["git", "-C", str(directory), *args],
+            capture_output=True,
+            text=True,
+            timeout=_GIT_TIMEOUT_S,
+            env=environment,
+            stdin=subprocess.DEVNULL,
+        )
+    except FileNotFoundError:
+        return False, "git is not installed"
+    except subprocess.TimeoutExpired:
+        return False, f"git {args[0]} took more than {_GIT_TIMEOUT_S:g} s"
+    except OSError as error:
+        return False, f"git could not run: {error}"
+    if completed.returncode != 0:
+        first_line = (completed.stderr.strip().splitlines() or [f"exit status {completed.returncode}"])[0]
+        return False, f"git {args[0]}: {first_line}"
+    return True, completed.stdout.strip()
+
+
+def gpu_info() -> dict[str, Any]:
+    """The current CUDA device as CuPy sees it, or {"available": False, "reason": ...}."""
+    # find_spec first: on a machine without CuPy this answers in microseconds instead of a failed import.
+    try:
+        if importlib.util.find_spec("cupy") is None:
+            return {"available": False, "reason": "CuPy not installed (pip install 'sssp-bench[gpu]')"}
+    except (ImportError, ValueError) as error:
+        return {"available": False, "reason": f"CuPy not importable: {error}"}
+    try:
+        import cupy
+    except Exception as error:  # a broken CUDA install raises all kinds of errors at import
+        return {"available": False, "reason": f"CuPy failed to import: {_one_line(error)}"}
+    try:
+        runtime = cupy.cuda.runtime
+        device_count = runtime.getDeviceCount()
+    except Exception as error:
+        return {"available": False, "reason": f"no CUDA device: {_one_line(error)}"}
+    if device_count < 1:
+        return {"available": False, "reason": "no CUDA device (CuPy sees 0 devices)"}
+    try:
+        device_index = cupy.cuda.runtime.getDevice()
+        properties = runtime.getDeviceProperties(device_index)
+        name = properties.get("name", b"")
+        name = name.decode(errors="replace") if isinstance(name, bytes) else str(name)
+        info: dict[str, Any] = {
+            "available": True,
+            "name": name or None,
+            "device_index": int(device_index),
+            "device_count": int(device_count),
+            "compute_capability": f"{properties.get('major')}.{properties.get('minor')}",
+            "memory_bytes": _int_or_none(properties.get("totalGlobalMem")),
+            "multiprocessors": _int_or_none(properties.get("multiProcessorCount")),
+            "cupy_version": str(cupy.__version__),
+        }
+    except Exception as error:
+        return {"available": False, "reason": f"CUDA device not usable: {_one_line(error)}"}
+    # Versions are nice to have; a failure here leaves the device usable.
+    info["driver_version"] = _guarded(lambda: _cuda_version(runtime.driverGetVersion()))
+    info["cuda_runtime_version"] = _guarded(lambda: _cuda_version(runtime.runtimeGetVersion()))
+    return info
+
+
+def _cuda_version(encoded: int) -> str:
+    """CUDA's 1000*major + 10*minor encoding (12040) as "12.4"."""
+    return f"{encoded // 1000}.{(encoded % 1000) // 10}"
+
+
+def _int_or_none(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
+
+
+def _guarded(probe, fallback: Any = None) -> Any:
+    """probe() or fallback when it raises: provenance must never cost the user their run."""
+    try:
+        return probe()
+    except Exception:
+        return fallback

@@ -1,0 +1,366 @@
+"""report.py on small hand-written run directories: numbers checked by hand, failures, files, merging."""
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from sssp_bench.errors import UserError
+from sssp_bench.report import format_table, load_run, summarize, write_report
+
+
+def manifest(run_id, baseline="cpu-dijkstra", graphs=None, status="complete", **extra):
+    return {
+        "run_id": run_id,
+        "config": {"name": "unit-test"},
+        "config_hash": "abc123def4567890",
+        "config_path": "configs/unit-test.yaml",
+        "started": "2025-01-01T00:00:00+00:00",
+        "finished": "2025-01-01T00:01:00+00:00",
+        "status": status,
+        "baseline": baseline,
+        "provenance": {
+            "host": "testhost",
+            "os": "Linux-test",
+            "python": "3.11.7 (CPython)",
+            "cpu": {"model": "Test CPU", "logical_cores": 8},
+            "memory_total_bytes": 16 * 2**30,
+            "packages": {"sssp_bench": "0.1.0", "numpy": "2.0"},
+            "git": {"commit": "0123456789abcdef0123456789abcdef01234567", "dirty": True},
+            "gpu": {"available": False, "reason": "CuPy not installed"},
+        },
+        "graphs": graphs if graphs is not None else {
+            "g1": {"n": 100, "m": 1000, "directed": True, "weighted": True, "provenance": {}},
+            "g2": {"n": 50, "m": 200, "directed": False, "weighted": False, "provenance": {}},
+        },
+        **extra,
+    }
+
+
+def solve(graph, implementation, time_s, status="ok", certificate=True, reference=None, kind="sssp",
+          device="cpu", variant=None, source=0, message="", reached_arcs=1000, run_id="r1"):
+    return {
+        "run_id": run_id, "phase": "solve", "graph": graph, "implementation": implementation,
+        "variant": variant or implementation, "params": {}, "device": device, "kind": kind,
+        "source": source, "source_index": source, "repetition": 0, "status": status, "message": message,
+        "time_s": time_s, "end_to_end_s": None if time_s is None else time_s * 1.5,
+        "reached_vertices": 10, "reached_arcs": reached_arcs,
+        "mteps": None if not time_s else reached_arcs / time_s / 1e6,
+        "certificate": certificate, "reference": reference, "counters": {},
+    }
+
+
+def prepare(graph, implementation, time_s, status="ok", message="", device="cpu", kind="sssp", run_id="r1"):
+    return {
+        "run_id": run_id, "phase": "prepare", "graph": graph, "implementation": implementation,
+        "variant": implementation, "params": {}, "device": device, "kind": kind, "source": None,
+        "source_index": None, "repetition": 0, "status": status, "message": message, "time_s": time_s,
+        "end_to_end_s": None, "reached_vertices": None, "reached_arcs": None, "mteps": None,
+        "certificate": None, "reference": None, "counters": {},
+    }
+
+
+def write_run(directory, run_manifest, rows, trailing=""):
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "manifest.json").write_text(json.dumps(run_manifest))
+    text = "".join(json.dumps(row) + "\n" for row in rows) + trailing
+    (directory / "rows.jsonl").write_text(text)
+    return directory
+
+
+def standard_rows(run_id="r1"):
+    """g1: baseline 10/20/30/40 ms, gpu-x 1..5 ms plus a wrong answer and an unchecked solve.
+    g2: baseline times out everywhere; gpu-x is verified."""
+    rows = [prepare("g1", "cpu-dijkstra", 0.002, run_id=run_id)]
+    rows += [solve("g1", "cpu-dijkstra", t, source=i, run_id=run_id) for i, t in enumerate([0.010, 0.020, 0.030, 0.040])]
+    rows += [prepare("g1", "gpu-x", 0.5, device="gpu", run_id=run_id)]
+    rows += [solve("g1", "gpu-x", t, device="gpu", source=i, run_id=run_id) for i, t in enumerate([0.001, 0.002, 0.003, 0.004, 0.005])]
+    rows += [solve("g1", "gpu-x", 0.0001, status="wrong_answer", certificate=False, device="gpu", source=7,
+                   message="distance of vertex 3 is 5, expected 4", run_id=run_id)]
+    rows += [solve("g1", "gpu-x", 0.0001, certificate=None, device="gpu", source=8, run_id=run_id)]
+    rows += [solve("g2", "cpu-dijkstra", None, status="timeout", certificate=None, source=i,
+                   message="exceeded 60 s", run_id=run_id) for i in range(2)]
+    rows += [solve("g2", "gpu-x", 0.002, device="gpu", run_id=run_id)]
+    return rows
+
+
+def row_of(summary, graph, variant):
+    match = summary[(summary["graph"] == graph) & (summary["variant"] == variant)]
+    assert len(match) == 1, f"{graph}/{variant}: {len(match)} rows"
+    return match.iloc[0]
+
+
+# ---------------------------------------------------------------------------------------------- loading
+
+
+def test_load_run_reads_manifest_and_rows(tmp_path):
+    run = write_run(tmp_path / "r1", manifest("r1"), standard_rows())
+    run_manifest, rows = load_run(run)
+    assert run_manifest["run_id"] == "r1"
+    assert len(rows) == len(standard_rows())
+    assert set(rows["phase"]) == {"prepare", "solve"}
+    assert rows.attrs["partial_last_line"] is False
+
+
+def test_partial_trailing_line_is_ignored(tmp_path):
+    run = write_run(tmp_path / "r1", manifest("r1"), standard_rows(), trailing='{"run_id": "r1", "phase": "so')
+    _, rows = load_run(run)
+    assert len(rows) == len(standard_rows())
+    assert rows.attrs["partial_last_line"] is True
+    assert "cut off" in (run / write_report(run)["markdown"].name).read_text()
+
+
+def test_corrupt_middle_line_is_refused_with_file_and_line(tmp_path):
+    run = write_run(tmp_path / "r1", manifest("r1"), [])
+    rows = [json.dumps(r) for r in standard_rows()]
+    rows.insert(2, "{not json")
+    (run / "rows.jsonl").write_text("\n".join(rows) + "\n")
+    with pytest.raises(UserError, match=r"rows\.jsonl:3: not valid JSON"):
+        load_run(run)
+
+
+def test_row_missing_a_field_is_refused(tmp_path):
+    bad = solve("g1", "cpu-dijkstra", 0.01)
+    del bad["graph"]
+    run = write_run(tmp_path / "r1", manifest("r1"), [solve("g1", "cpu-dijkstra", 0.01), bad])
+    with pytest.raises(UserError, match=r"rows\.jsonl:2: row has no 'graph'"):
+        load_run(run)
+
+
+def test_missing_files_are_refused(tmp_path):
+    with pytest.raises(UserError, match="no such run directory"):
+        load_run(tmp_path / "nowhere")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(UserError, match="manifest.json"):
+        load_run(tmp_path / "empty")
+    (tmp_path / "empty" / "manifest.json").write_text(json.dumps(manifest("r1")))
+    with pytest.raises(UserError, match="rows.jsonl"):
+        load_run(tmp_path / "empty")
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "manifest.json").write_text("{\n  oops")
+    with pytest.raises(UserError, match=r"manifest\.json:2: not valid JSON"):
+        load_run(tmp_path / "bad")
+
+
+# ---------------------------------------------------------------------------------------------- summary
+
+
+def test_statistics_by_hand(tmp_path):
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), standard_rows()))
+    base = row_of(summary, "g1", "cpu-dijkstra")
+    assert base.verified_total == "4/4"
+    assert base.time_median_ms == pytest.approx(25.0)
+    assert base.time_min_ms == pytest.approx(10.0)
+    assert base.time_iqr_ms == pytest.approx(15.0)  # q75 32.5 - q25 17.5, linear interpolation
+    assert base.speedup == pytest.approx(1.0)
+    assert base.prepare_ms == pytest.approx(2.0)
+    assert base.mteps_median == pytest.approx((0.05 + 1 / 30) / 2)  # median of 0.1, 0.05, 0.0333, 0.025
+
+    gpu = row_of(summary, "g1", "gpu-x")
+    # The wrong answer and the unchecked solve are counted but never timed: median stays 3 ms, not 2.5.
+    assert (gpu.solves, gpu.verified, gpu.verified_total) == (7, 5, "5/7")
+    assert gpu.time_median_ms == pytest.approx(3.0)
+    assert gpu.time_min_ms == pytest.approx(1.0)
+    assert gpu.time_iqr_ms == pytest.approx(2.0)
+    assert gpu.end_to_end_median_ms == pytest.approx(4.5)
+    assert gpu.mteps_median == pytest.approx(1000 / 0.003 / 1e6)
+    assert gpu.reached_arcs_median == 1000
+    assert gpu.speedup == pytest.approx(25.0 / 3.0)
+    assert gpu.baseline == "cpu-dijkstra"
+    assert gpu.prepare_ms == pytest.approx(500.0)
+    assert gpu.n_wrong_answer == 1 and gpu.n_unchecked == 1 and gpu.n_timeout == 0
+    assert "wrong_answer 1" in gpu.failures and "unchecked 1" in gpu.failures
+
+
+def test_failed_baseline_leaves_speedup_empty(tmp_path):
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), standard_rows()))
+    base = row_of(summary, "g2", "cpu-dijkstra")
+    assert base.verified_total == "0/2" and base.n_timeout == 2
+    assert math.isnan(base.time_median_ms) and math.isnan(base.speedup)
+    gpu = row_of(summary, "g2", "gpu-x")
+    assert gpu.time_median_ms == pytest.approx(2.0)
+    assert math.isnan(gpu.speedup)
+    assert "no verified solve" in gpu.speedup_note
+
+
+def test_missing_baseline_rows_leave_speedup_empty(tmp_path):
+    rows = [solve("g1", "gpu-x", 0.002, device="gpu")]
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), rows))
+    assert math.isnan(summary.iloc[0].speedup)
+    assert "did not run" in summary.iloc[0].speedup_note
+
+
+def test_reference_mismatch_is_not_verified(tmp_path):
+    rows = [solve("g1", "cpu-dijkstra", 0.01), solve("g1", "cpu-dijkstra", 0.02, reference=False),
+            solve("g1", "cpu-dijkstra", 0.03, reference=True)]
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), rows))
+    row = summary.iloc[0]
+    assert row.verified_total == "2/3" and row.n_reference_mismatch == 1
+    assert row.time_median_ms == pytest.approx(20.0)  # median of 10 and 30
+
+
+def test_all_failures_show_zero_of_n_and_no_timing(tmp_path):
+    rows = [solve("g1", "cpu-dijkstra", 0.01)]
+    rows += [solve("g1", "gpu-x", None, status="timeout", certificate=None, source=i, device="gpu",
+                   message="exceeded 1 s") for i in range(100)]
+    run = write_run(tmp_path / "r1", manifest("r1"), rows)
+    summary = summarize(run)
+    gpu = row_of(summary, "g1", "gpu-x")
+    assert gpu.verified_total == "0/100" and gpu.n_timeout == 100
+    assert math.isnan(gpu.time_median_ms) and math.isnan(gpu.mteps_median)
+    table = format_table(summary)
+    assert "0/100" in table and "timeout 100" in table
+    report = write_report(run)["markdown"].read_text()
+    assert "| g1 | gpu-x | sssp | gpu | 0/100 | - |" in report
+    assert "**g1 / gpu-x**: timeout ×100 (sources 0, 1, 2, 3, 4, ...): exceeded 1 s" in report
+
+
+def test_prepare_failure_is_reported(tmp_path):
+    rows = [solve("g1", "cpu-dijkstra", 0.01),
+            prepare("g1", "gpu-x", None, status="out_of_memory", message="cudaMalloc of 40 GiB failed", device="gpu")]
+    run = write_run(tmp_path / "r1", manifest("r1"), rows)
+    gpu = row_of(summarize(run), "g1", "gpu-x")
+    assert gpu.verified_total == "0/0" and gpu.prepare_status == "out_of_memory"
+    assert "prepare out_of_memory" in gpu.failures
+    report = write_report(run)["markdown"].read_text()
+    assert "**g1 / gpu-x (prepare)**: out_of_memory: cudaMalloc of 40 GiB failed" in report
+
+
+def test_bfs_and_sssp_mixed(tmp_path):
+    # BFS levels equal SSSP distances only on an unweighted graph (g2): speedup there, none on weighted g1.
+    rows = [solve("g1", "cpu-dijkstra", 0.010), solve("g1", "gpu-bfs", 0.001, kind="bfs", device="gpu"),
+            solve("g2", "cpu-dijkstra", 0.008), solve("g2", "gpu-bfs", 0.002, kind="bfs", device="gpu")]
+    run = write_run(tmp_path / "r1", manifest("r1"), rows)
+    summary = summarize(run)
+    assert math.isnan(row_of(summary, "g1", "gpu-bfs").speedup)
+    assert "weighted" in row_of(summary, "g1", "gpu-bfs").speedup_note
+    assert row_of(summary, "g2", "gpu-bfs").speedup == pytest.approx(4.0)
+    assert "gpu-bfs" in write_report(run)["markdown"].read_text()
+
+
+def test_swept_variants_and_one_graph(tmp_path):
+    rows = [solve("g1", "cpu-dijkstra", 0.012)]
+    rows += [solve("g1", "hbf", 0.003, variant="hbf[dedup64=false]", device="gpu"),
+             solve("g1", "hbf", 0.004, variant="hbf[dedup64=true]", device="gpu")]
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), rows))
+    assert list(summary["variant"]) == ["cpu-dijkstra", "hbf[dedup64=false]", "hbf[dedup64=true]"]
+    assert row_of(summary, "g1", "hbf[dedup64=false]").speedup == pytest.approx(4.0)
+    assert row_of(summary, "g1", "hbf[dedup64=true]").implementation == "hbf"
+
+
+# ---------------------------------------------------------------------------------------------- merging
+
+
+def test_merged_runs_keep_colliding_variants_apart(tmp_path):
+    first = write_run(tmp_path / "r1", manifest("r1"), [solve("g1", "cpu-dijkstra", 0.020)])
+    second = write_run(tmp_path / "r2", manifest("r2"), [
+        solve("g1", "cpu-dijkstra", 0.040, run_id="r2"),
+        solve("g1", "gpu-x", 0.004, device="gpu", run_id="r2"),
+    ])
+    summary = summarize([first, second])
+    assert list(summary["variant"]) == ["r1/cpu-dijkstra", "r2/cpu-dijkstra", "gpu-x"]
+    # Each run's speedup is over its own baseline: 40 / 4, not the pooled or the other run's.
+    assert row_of(summary, "g1", "gpu-x").speedup == pytest.approx(10.0)
+    assert row_of(summary, "g1", "gpu-x").baseline == "r2/cpu-dijkstra"
+    assert row_of(summary, "g1", "r1/cpu-dijkstra").time_median_ms == pytest.approx(20.0)
+    text = write_report([first, second])["markdown"].read_text()
+    assert "| g1 | r2/cpu-dijkstra | sssp | cpu | 1/1 | 40.0 (0) |" in text
+    assert "named `run-id/variant`" in text
+
+
+def test_merged_runs_borrow_a_baseline_measured_elsewhere(tmp_path):
+    cpu = write_run(tmp_path / "cpu-run", manifest("cpu-run"), [solve("g1", "cpu-dijkstra", 0.030, run_id="cpu-run")])
+    gpu = write_run(tmp_path / "gpu-run", manifest("gpu-run", baseline=None),
+                    [solve("g1", "gpu-x", 0.003, device="gpu", run_id="gpu-run")])
+    summary = summarize([cpu, gpu])
+    row = row_of(summary, "g1", "gpu-x")
+    assert row.speedup == pytest.approx(10.0) and row.baseline_run_id == "cpu-run"
+    paths = write_report([cpu, gpu], out_dir=tmp_path / "merged")
+    text = paths["markdown"].read_text()
+    assert "# sssp-bench report: cpu-run, gpu-run" in text
+    assert "another of the merged runs" in text
+
+
+def test_same_run_twice_is_refused(tmp_path):
+    run = write_run(tmp_path / "r1", manifest("r1"), standard_rows())
+    with pytest.raises(UserError, match="given twice"):
+        summarize([run, run])
+
+
+# ---------------------------------------------------------------------------------------------- output
+
+
+def test_write_report_writes_four_files(tmp_path):
+    run = write_run(tmp_path / "r1", manifest("r1"), standard_rows())
+    paths = write_report(run)
+    assert set(paths) == {"markdown", "csv", "png", "svg"}
+    for path in paths.values():
+        assert path.parent == run and path.stat().st_size > 0
+    assert paths["png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert b"<svg" in paths["svg"].read_bytes()[:1000]
+
+    csv = pd.read_csv(paths["csv"])
+    assert len(csv) == 4
+    assert csv.loc[csv["variant"] == "gpu-x", "speedup"].iloc[0] == pytest.approx(25 / 3)
+
+    text = paths["markdown"].read_text()
+    for expected in ("## Provenance", "testhost", "Test CPU (8 logical cores)", "0123456789ab (dirty)",
+                     "unit-test (abc123def456)", "none (CuPy not installed)", "## Results", "## Failures",
+                     "## Metrics", "verified solves only", "arcs leaving reached vertices / time",
+                     "| g1 | gpu-x | sssp | gpu | 5/7 | 3.00 (2.00) | 1.00 | 0.333 | 8.33x | 500 |",
+                     "**g1 / gpu-x**: wrong_answer (source 7): distance of vertex 3 is 5, expected 4",
+                     "**g2 / cpu-dijkstra**: timeout ×2 (sources 0, 1): exceeded 60 s",
+                     "![Speedup over cpu-dijkstra"):
+        assert expected in text, expected
+
+
+def test_out_dir_is_created(tmp_path):
+    run = write_run(tmp_path / "r1", manifest("r1"), standard_rows())
+    paths = write_report(run, out_dir=tmp_path / "out" / "deep")
+    assert all(path.parent == tmp_path / "out" / "deep" for path in paths.values())
+    assert not (run / "report.md").exists()
+
+
+def test_no_baseline_plots_time(tmp_path):
+    run = write_run(tmp_path / "r1", manifest("r1", baseline=None), standard_rows())
+    summary = summarize(run)
+    assert summary["speedup"].isna().all()
+    paths = write_report(run)
+    text = paths["markdown"].read_text()
+    assert "No baseline was configured" in text
+    assert "Median time per solve (no baseline" in text
+    assert "Median time per solve" in paths["svg"].read_text()
+
+
+def test_run_without_rows(tmp_path):
+    run = write_run(tmp_path / "r1", manifest("r1", status="interrupted"), [])
+    summary = summarize(run)
+    assert summary.empty
+    assert format_table(summary) == "(no rows)"
+    text = write_report(run)["markdown"].read_text()
+    assert "is interrupted" in text and "No rows were recorded" in text
+
+
+def test_format_table_is_fixed_width(tmp_path):
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), standard_rows()))
+    lines = format_table(summary).splitlines()
+    header, rule = lines[0], lines[1]
+    assert header.split()[:5] == ["graph", "variant", "kind", "dev", "verified"]
+    assert set(rule.replace(" ", "")) == {"-"}
+    # Right-aligned numeric columns end at the same position on every line.
+    end = header.index("speedup") + len("speedup")
+    for line in lines[2:6]:
+        assert line[end - 1] in "x-", line
+    assert "8.33x" in lines[3]
+
+
+def test_chart_with_ten_graphs_and_eight_variants(tmp_path):
+    graphs = {f"graph-{g}": {"n": 10, "m": 10, "directed": True, "weighted": True} for g in range(10)}
+    rows = []
+    for g in range(10):
+        rows.append(solve(f"graph-{g}", "cpu-dijkstra", 0.05))
+        for v in range(7):
+            rows.append(solve(f"graph-{g}", f"gpu-variant-{v}", 0.05 / (v + 1) ** 1.5 * (1 + g / 10), device="gpu"))
+    paths = write_report(write_run(tmp_path / "r1", manifest("r1", graphs=graphs), rows))
+    assert paths["png"].stat().st_size > 10_000
