@@ -149,8 +149,7 @@ def _report(runs: list[Path], out_dir: Path | None) -> None:
     from . import report as reporting
 
     written = reporting.write_report(runs, out_dir)
-    click.echo(Path(written["markdown"]).with_name("report.txt").read_text() if "text" in written
-               else reporting.format_table(reporting.summarize([reporting.load_run(run) for run in runs])))
+    click.echo(reporting.format_table(reporting.summarize(runs)))
     click.echo("wrote " + ", ".join(str(path) for path in written.values()))
 
 

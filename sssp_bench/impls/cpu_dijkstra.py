@@ -1,0 +1,248 @@
+"""Sequential Dijkstra with a lazy-deletion binary heap: the papers' "Boost Dijkstra" CPU baseline.
+
+Dijkstra's algorithm settles vertices in increasing distance order, taking each from a min-priority queue. Here
+the queue is a binary heap of (tentative distance, vertex) entries with lazy deletion: an improvement pushes a
+new entry instead of decreasing a key, and an entry whose key is larger than the vertex's current distance is
+stale and skipped when popped. That is O((n + m) log m) work, the usual fast sequential SSSP for non-negative
+weights.
+
+Where the papers use it:
+- H-BF (hbf-bellman-ford-kepler), Table 2 column "Boost Dijkstra Seq. [41]" and the Dijkstra line of Figure 9
+  (relax operations; Boost uses a relaxed heap, the asymptotics and the order of settling are the same);
+- the course project (course-bellman-ford-delta-stepping), section 5: the "sequential Dijkstra baseline" (C++
+  STL priority queue, i.e. also a lazy binary heap) that delta-stepping speedups are measured against;
+- DA2CF (da2cf-gpu-dijkstra-compound-frontiers), Figures 6-7 compare to "FH", a Fibonacci-heap Dijkstra from
+  SPLIB; a binary heap stands in for it here.
+
+Dijkstra is only correct for non-negative weights, so `prepare` refuses a graph with a negative weight.
+
+This module also holds the small helpers the numba CPU baselines share (`kernel_arrays`, `tiny_graph_like`):
+how a CSRGraph, possibly read-only memmaps, becomes the plain arrays the kernels take.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from ..csr import CSRGraph
+from ..errors import UnsupportedGraphError
+from .base import Implementation, Parameter, SolveResult
+
+INT_UNREACHED = int(np.iinfo(np.int64).max)
+"""The "unreached" sentinel of int64 distance arrays (integer-weighted and unweighted graphs)."""
+
+
+class KernelArrays(NamedTuple):
+    """A graph as numba kernel arguments: C-contiguous ndarrays (read-only when the graph's are)."""
+
+    row_offsets: np.ndarray   # int64[n + 1]
+    column_ids: np.ndarray    # int32[m]
+    weights: np.ndarray       # int32[m] or float32[m]; int32[0] when unit_weights
+    unit_weights: bool        # True for an unweighted graph: every arc weighs 1, `weights` is unused
+
+    @property
+    def n(self) -> int:
+        return len(self.row_offsets) - 1
+
+    @property
+    def float_weights(self) -> bool:
+        return self.weights.dtype.kind == "f"
+
+    def new_distances(self) -> tuple[np.ndarray, int | float]:
+        """A fresh all-unreached distance array and its sentinel: float64/inf for float weights, else int64.
+
+        Integer weights accumulate in int64: a path of up to 2^31 arcs of int32 weights cannot overflow it.
+        """
+        if self.float_weights:
+            return np.full(self.n, np.inf, dtype=np.float64), np.inf
+        return np.full(self.n, INT_UNREACHED, dtype=np.int64), INT_UNREACHED
+
+
+def kernel_arrays(graph: CSRGraph) -> KernelArrays:
+    """The graph's arrays for the kernels, copied only when they are not already contiguous with the right dtype.
+
+    `np.ascontiguousarray` also turns a memmap into a plain ndarray view, keeping it read-only.
+    """
+    row_offsets = np.ascontiguousarray(graph.row_offsets, dtype=np.int64)
+    column_ids = np.ascontiguousarray(graph.column_ids, dtype=np.int32)
+    if graph.weights is None:
+        return KernelArrays(row_offsets, column_ids, np.zeros(0, dtype=np.int32), True)
+    weights = np.ascontiguousarray(graph.weights)
+    if weights.dtype.kind == "f":
+        weights = np.ascontiguousarray(weights, dtype=np.float32)
+    else:
+        weights = np.ascontiguousarray(weights, dtype=np.int32)
+    return KernelArrays(row_offsets, column_ids, weights, False)
+
+
+def tiny_graph_like(arrays: KernelArrays) -> KernelArrays:
+    """A 2-vertex graph (0 -> 1, 1 -> 0, weight 1) whose arrays have exactly the numba types of `arrays`.
+
+    Running a kernel on it in `prepare` compiles (or loads from numba's cache) the specialisation that solve()
+    will use: numba specialises on dtype, layout and read-only-ness, so a memmapped graph needs its own.
+    """
+
+    def like(array: np.ndarray, values: list) -> np.ndarray:
+        tiny = np.array(values, dtype=array.dtype)
+        tiny.flags.writeable = array.flags.writeable
+        return tiny
+
+    weights = like(arrays.weights, [] if arrays.unit_weights else [1, 1])
+    row_offsets = like(arrays.row_offsets, [0, 1, 2])
+    return KernelArrays(row_offsets, like(arrays.column_ids, [1, 0]), weights, arrays.unit_weights)
+
+
+@numba.njit(cache=True)
+def _sift_up(keys, vertices, position):
+    key = keys[position]
+    vertex = vertices[position]
+    while position > 0:
+        parent = (position - 1) >> 1
+        if keys[parent] <= key:
+            break
+        keys[position] = keys[parent]
+        vertices[position] = vertices[parent]
+        position = parent
+    keys[position] = key
+    vertices[position] = vertex
+
+
+@numba.njit(cache=True)
+def _sift_down(keys, vertices, size):
+    key = keys[0]
+    vertex = vertices[0]
+    position = 0
+    while True:
+        child = 2 * position + 1
+        if child >= size:
+            break
+        if child + 1 < size and keys[child + 1] < keys[child]:
+            child += 1
+        if keys[child] >= key:
+            break
+        keys[position] = keys[child]
+        vertices[position] = vertices[child]
+        position = child
+    keys[position] = key
+    vertices[position] = vertex
+
+
+@numba.njit(cache=True)
+def dijkstra_kernel(row_offsets, column_ids, weights, unit_weights, source, distances, count_relaxations):
+    """Fill `distances` (pre-set to the unreached sentinel) from `source`.
+
+    Returns (settled, heap_pushes, heap_pops, relax_attempts, relaxations); the last two stay 0 unless
+    `count_relaxations`.
+    """
+    n = len(row_offsets) - 1
+    capacity = max(16, n)  # grows by doubling: lazy deletion can hold up to m + 1 entries, usually far fewer
+    keys = np.empty(capacity, distances.dtype)
+    vertices = np.empty(capacity, np.int32)
+    size = 0
+    settled = 0
+    pushes = 0
+    pops = 0
+    attempts = 0
+    relaxations = 0
+
+    distances[source] = 0
+    keys[0] = 0
+    vertices[0] = source
+    size = 1
+    pushes = 1
+    while size > 0:
+        key = keys[0]
+        u = vertices[0]
+        size -= 1
+        pops += 1
+        if size > 0:
+            keys[0] = keys[size]
+            vertices[0] = vertices[size]
+            _sift_down(keys, vertices, size)
+        if key > distances[u]:
+            continue  # stale: u was settled with a smaller key already
+        settled += 1
+        for arc in range(row_offsets[u], row_offsets[u + 1]):
+            v = column_ids[arc]
+            candidate = key + (1 if unit_weights else weights[arc])
+            if count_relaxations:
+                attempts += 1
+            if candidate < distances[v]:
+                distances[v] = candidate
+                if count_relaxations:
+                    relaxations += 1
+                if size == capacity:
+                    capacity *= 2
+                    grown_keys = np.empty(capacity, keys.dtype)
+                    grown_vertices = np.empty(capacity, np.int32)
+                    grown_keys[:size] = keys[:size]
+                    grown_vertices[:size] = vertices[:size]
+                    keys = grown_keys
+                    vertices = grown_vertices
+                keys[size] = candidate
+                vertices[size] = v
+                _sift_up(keys, vertices, size)
+                size += 1
+                pushes += 1
+    return settled, pushes, pops, attempts, relaxations
+
+
+def _run_dijkstra(arrays: KernelArrays, source: int, count_relaxations: bool):
+    distances, unreached = arrays.new_distances()
+    counts = dijkstra_kernel(
+        arrays.row_offsets, arrays.column_ids, arrays.weights, arrays.unit_weights, np.int64(source), distances,
+        bool(count_relaxations),
+    )
+    return distances, unreached, counts
+
+
+def check_source(graph: CSRGraph, source: int) -> int:
+    """`source` as an int, or a ValueError naming the graph's vertex range."""
+    if not 0 <= int(source) < graph.n:
+        raise ValueError(f"source {source} is not a vertex of {graph.name or 'the graph'} (n={graph.n})")
+    return int(source)
+
+
+class CpuDijkstra(Implementation):
+    name = "cpu-dijkstra"
+    kind = "sssp"
+    device = "cpu"
+    description = (
+        "Sequential Dijkstra, lazy-deletion binary heap (numba): the papers' Boost/STL Dijkstra CPU baseline "
+        "(H-BF Table 2, course project section 5). Non-negative weights only."
+    )
+    negative_weights = False
+    parameters = {
+        "count_relaxations": Parameter(
+            bool, False, "count relax attempts (arcs examined) and relaxations (distance improvements); off when timing"
+        ),
+    }
+
+    def prepare(self, graph: CSRGraph) -> None:
+        if graph.has_negative_weights():
+            raise UnsupportedGraphError(
+                f"{self.name} needs non-negative weights, but {graph.name or 'the graph'} has a negative weight "
+                f"(min {graph.weights.min()}); use cpu-bf-queue or cpu-bf"
+            )
+        self.graph = graph
+        self.arrays = kernel_arrays(graph)
+        _run_dijkstra(tiny_graph_like(self.arrays), 0, self.params["count_relaxations"])  # compile outside timing
+
+    def solve(self, source: int) -> SolveResult:
+        source = check_source(self.graph, source)
+        distances, unreached, counts = _run_dijkstra(self.arrays, source, self.params["count_relaxations"])
+        settled, pushes, pops, attempts, relaxations = counts
+        counters = {
+            "iterations": int(settled), "settled": int(settled), "heap_pushes": int(pushes), "heap_pops": int(pops),
+        }
+        if self.params["count_relaxations"]:
+            counters["relax_attempts"] = int(attempts)
+            counters["relaxations"] = int(relaxations)
+        return SolveResult(distances, unreached, counters)
+
+    def teardown(self) -> None:
+        self.arrays = None
+        self.graph = None
