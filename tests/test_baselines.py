@@ -14,7 +14,8 @@ from sssp_bench.errors import NegativeCycleError, UnsupportedGraphError
 from sssp_bench.impls import canonical_distances, registry
 from sssp_bench.impls.cpu_bellman_ford import CpuBellmanFord, CpuBellmanFordQueue
 from sssp_bench.impls.cpu_bfs import CpuBfs
-from sssp_bench.impls.cpu_dijkstra import INT_UNREACHED, CpuDijkstra
+from sssp_bench.impls.cpu_common import INT_UNREACHED
+from sssp_bench.impls.cpu_dijkstra import CpuDijkstra
 from sssp_bench.verify import certificate, compare, reference_distances, scipy_matrix
 
 SSSP_BASELINES = [CpuDijkstra, CpuBellmanFordQueue, CpuBellmanFord]

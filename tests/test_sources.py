@@ -1,6 +1,5 @@
 """Every implementation gets the same seeded sources; each has out-arcs and reaches enough of the graph."""
 
-import numpy as np
 
 from sssp_bench.csr import from_arcs
 from sssp_bench.sources import cached_sources, default_min_reached, pick_sources

@@ -38,7 +38,7 @@ import numpy as np
 from ..csr import CSRGraph
 from ..errors import NegativeCycleError
 from .base import Implementation, Parameter, SolveResult
-from .cpu_dijkstra import KernelArrays, check_source, kernel_arrays, tiny_graph_like
+from .cpu_common import KernelArrays, check_source, kernel_arrays, tiny_graph_like
 
 
 @numba.njit(cache=True)

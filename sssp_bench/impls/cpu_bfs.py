@@ -17,7 +17,7 @@ import numpy as np
 
 from ..csr import CSRGraph
 from .base import Implementation, SolveResult
-from .cpu_dijkstra import check_source
+from .cpu_common import check_source
 
 BFS_UNREACHED = -1
 
