@@ -100,9 +100,9 @@ class CSRGraph:
             return self.weights
         return np.ones(self.m, dtype=np.int32)
 
-    def with_weights(self, weights: np.ndarray | None, **meta: Any) -> "CSRGraph":
-        """The same topology with other weights (e.g. a seeded assignment); `meta` is merged in."""
-        return CSRGraph(self.row_offsets, self.column_ids, weights, self.directed, self.name, {**self.meta, **meta})
+    def with_weights(self, weights: np.ndarray | None, meta: dict[str, Any] | None = None) -> "CSRGraph":
+        """The same topology with other weights (e.g. a seeded assignment); `meta` is merged into the graph's."""
+        return CSRGraph(self.row_offsets, self.column_ids, weights, self.directed, self.name, {**self.meta, **(meta or {})})
 
     def has_negative_weights(self) -> bool:
         return self.weights is not None and self.m > 0 and bool(self.weights.min() < 0)

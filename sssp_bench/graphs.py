@@ -37,8 +37,9 @@ def ensure_generated(spec: str, datasets: Path) -> Path:
     canonical = generators.canonical_spec(spec)
     if path.exists():
         provenance = read_sidecar(path).get("provenance", {})
-        if provenance.get("spec") == canonical:
-            return path
+        current = (canonical, generators.GENERATOR_VERSION)
+        if (provenance.get("spec"), provenance.get("generator_version")) == current:
+            return path  # same spec, same generator algorithm: the same bytes
     graph = generators.generate(spec)
     write_csr(graph, path, {"name": graph.name, **graph.meta})
     return path
