@@ -6,10 +6,17 @@ Built with `sssp_bench.csr.from_arcs` only, so these tests do not depend on the 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from hypothesis import settings
+
+# CI explores the same examples every run, so a red CI can be reproduced; locally each run explores new ones.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 from sssp_bench.csr import CSRGraph, from_arcs
 
