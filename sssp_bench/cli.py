@@ -44,17 +44,33 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("names", nargs=-1, required=True)
+@click.option("--mirror", default=None, metavar="BASE",
+              help="Fetch the same files from another base URL or local folder (BASE/<url path>, then BASE/<file name>).")
+@click.option("--from", "from_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Import a file you already have (one NAME), through the same checks and conversion.")
+@click.option("--force", is_flag=True, help="Convert again even if the graph is already fetched.")
+@click.option("--progress/--no-progress", default=True, help="Show download progress on a terminal.")
 @DATASETS_OPTION
-def fetch(names: tuple[str, ...], datasets: Path | None) -> None:
-    """Download catalog graphs (DIMACS, SNAP, SuiteSparse) and convert them to CSR.
+def fetch(names: tuple[str, ...], mirror: str | None, from_file: Path | None, force: bool, progress: bool,
+          datasets: Path | None) -> None:
+    """Download catalog graphs (DIMACS, SNAP, SuiteSparse), check and convert them to CSR in the dataset cache.
 
-    The catalog is not part of this version yet: use generated graphs (`sssp-bench generate`) or name a .csr
-    file in a config.
+    \b
+    sssp-bench fetch USA-road-d.NY wiki-Vote
+    sssp-bench fetch USA-road-d.NY --mirror ../shared/datasets
+    sssp-bench fetch rome99 --from ~/Downloads/rome99.gr
     """
-    raise UserError(
-        f"fetch {' '.join(names)}: the dataset catalog is not in sssp-bench {__version__} yet; "
-        "use a generator spec (sssp-bench list) or a .csr path in the config"
-    )
+    from . import catalog
+    from .fetch import fetch as fetch_graph
+
+    if from_file is not None and len(names) != 1:
+        raise UserError("--from imports one file: name exactly one graph")
+    entries = [catalog.lookup(name) for name in names]  # refuse an unknown name before downloading anything
+    folder = datasets or Path("datasets")
+    for entry in entries:
+        fetched = fetch_graph(entry.name, folder, mirror=mirror, from_file=from_file, force=force, progress=progress,
+                              log=lambda message: click.echo(message, err=True))
+        click.echo(f"{fetched.name}: {fetched.status}: {fetched.path}")
 
 
 @cli.command()
@@ -154,40 +170,55 @@ def _report(runs: list[Path], out_dir: Path | None) -> None:
 
 
 @cli.command(name="list")
+@click.option("--paper", default=None, help="Only the catalog graphs of one paper (hbf, bfs4k, course, ...).")
 @DATASETS_OPTION
-def list_command(datasets: Path | None) -> None:
-    """List implementations (and whether they can run here), graph generators and graphs in the cache."""
-    from . import generators, impls
-
-    click.echo("implementations:")
-    for name, implementation in impls.registry().items():
-        available, why = implementation.available()
-        state = "" if available else f"  (unavailable: {why})"
-        click.echo(f"  {name:<22} {implementation.device:<4} {implementation.kind:<5} {implementation.description}{state}")
-    click.echo("generators:")
-    for name, generator in generators.GENERATORS.items():
-        click.echo(f"  {name:<22} {generator.description}")
+def list_command(paper: str | None, datasets: Path | None) -> None:
+    """List implementations (and whether they run here), generators, and the catalog with what is fetched."""
+    from . import catalog, generators, impls
     folder = datasets or Path("datasets")
-    stored = sorted(folder.glob("*.csr")) + sorted(folder.glob("generated/*.csr"))
-    click.echo(f"graphs in {folder}/:" + ("" if stored else " none yet"))
-    for path in stored:
-        click.echo(f"  {path.relative_to(folder)}")
+    entries = catalog.entries(paper)
+    if paper is None:
+        click.echo("implementations:")
+        for name, implementation in impls.registry().items():
+            available, why = implementation.available()
+            state = "" if available else f"  (unavailable: {why})"
+            click.echo(f"  {name:<22} {implementation.device:<4} {implementation.kind:<5} "
+                       f"{implementation.description}{state}")
+        click.echo("generators:")
+        for name, generator in generators.GENERATORS.items():
+            click.echo(f"  {name:<22} {generator.description}")
+    title = f"catalog graphs of {paper} ({catalog.PAPERS[paper]})" if paper else "catalog"
+    click.echo(f"{title}: fetched = in {folder}/")
+    click.echo(f"  {'name':<20} {'collection':<11} {'n':>12} {'m':>13} {'':<5} {'fetched':<8} papers")
+    for entry in entries:
+        fetched = "yes" if catalog.is_fetched(entry, folder) else ""
+        click.echo(f"  {entry.name:<20} {entry.collection:<11} {entry.n:>12,} {entry.m:>13,} {entry.m_unit:<5} "
+                   f"{fetched:<8} {','.join(entry.papers)}")
 
 
 @cli.command()
 @click.argument("graph")
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the log-log out-degree distribution plot (PNG or SVG) here.")
 @DATASETS_OPTION
-def info(graph: str, datasets: Path | None) -> None:
-    """Describe GRAPH (a .csr path, a generator spec or a fetched name): size, degrees, weights, provenance."""
+def info(graph: str, plot: Path | None, datasets: Path | None) -> None:
+    """Describe GRAPH (a fetched catalog name, a generator spec or a .csr path) as the papers' Table 1 does.
+
+    Directed, V, arcs, average/std/max/mode out-degree, approximate diameter (double-sweep BFS, hops),
+    self-loops, parallel arcs, weight range, and where the graph came from.
+    """
     import json
 
-    from .csr import characteristics, read_csr
+    from .csr import read_csr
+    from .describe import describe, plot_degree_distribution
     from .graphs import resolve_path
 
     path, origin = resolve_path(graph, datasets or Path("datasets"))
     loaded = read_csr(path)
-    click.echo(json.dumps({"path": str(path), "origin": origin, **characteristics(loaded),
-                           "provenance": loaded.meta.get("provenance", {})}, indent=2, default=str))
+    facts = {"path": str(path), "origin": origin, **describe(loaded), "provenance": loaded.meta.get("provenance", {})}
+    click.echo(json.dumps(facts, indent=2, default=str))
+    if plot is not None:
+        click.echo(f"wrote {plot_degree_distribution(loaded, plot)}", err=True)
 
 
 def main() -> None:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import generators
+from . import catalog, generators
 from .csr import CSRGraph, read_csr, read_sidecar, write_csr
+from .describe import describe
 from .errors import GraphFormatError, UserError
 from .weights import apply_weights
 
@@ -41,7 +42,7 @@ def ensure_generated(spec: str, datasets: Path) -> Path:
         if (provenance.get("spec"), provenance.get("generator_version")) == current:
             return path  # same spec, same generator algorithm: the same bytes
     graph = generators.generate(spec)
-    write_csr(graph, path, {"name": graph.name, **graph.meta})
+    write_csr(graph, path, {"name": graph.name, **graph.meta, "table1": describe(graph)})
     return path
 
 
@@ -54,13 +55,19 @@ def resolve_path(entry: str, datasets: Path) -> tuple[Path, str]:
         if not as_path.exists():
             raise UserError(f"{entry}: no such graph file")
         return as_path, "file"
-    fetched = datasets / f"{entry}.csr"
-    if fetched.exists():
-        return fetched, "catalog"
+    catalog_entry = catalog.find(entry)
+    if catalog_entry is not None:
+        from . import fetch  # the download stack (requests) is only imported when a catalog graph is named
+
+        if catalog_entry.generated:  # deterministic and local: made on first use
+            return fetch.fetch(catalog_entry.name, datasets).path, "catalog"
+        if catalog.is_fetched(catalog_entry, datasets):
+            return datasets / f"{catalog_entry.name}.csr", "catalog"
+        raise UserError(f"graph {entry!r} is not fetched into {datasets}/ (run: sssp-bench fetch {catalog_entry.name})")
     kinds = ", ".join(generators.GENERATORS)
     raise UserError(
-        f"graph {entry!r}: not a generator spec (kinds: {kinds}), not a .csr path, and not fetched into "
-        f"{datasets}/ (run: sssp-bench fetch {entry})"
+        f"graph {entry!r}: not a generator spec (kinds: {kinds}), not a .csr path, and not in the catalog "
+        "(sssp-bench list shows it)"
     )
 
 

@@ -56,7 +56,8 @@ def test_generate_with_weights_and_an_output_path(invoke, tmp_path):
     (["info", "missing.csr"], "missing.csr: no such graph file"),
     (["run", "missing.yaml"], "missing.yaml: no such config file"),
     (["report", "no-such-run"], "no-such-run"),
-    (["fetch", "USA-road-d.NY"], "USA-road-d.NY"),
+    (["fetch", "USA-road-d.NYC"], "'USA-road-d.NYC' is not in the catalog (did you mean USA-road-d.NY"),
+    (["list", "--paper", "knuth"], "unknown paper 'knuth'"),
 ])
 def test_user_mistakes_are_one_line_errors_with_status_2(invoke, args, message):
     result = invoke(*args)

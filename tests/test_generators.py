@@ -39,8 +39,10 @@ SMALL = {
     "dag": "dag:n=200,degree=8,seed=3",
     "complete": "complete:n=30,seed=3",
     "fixed-degree": "fixed-degree:n=300,degree=7,seed=3",
+    "small-world": "small-world:n=300,k=4,p=0.3,seed=3",
+    "forest-fire": "forest-fire:n=300,seed=3",
 }
-UNDIRECTED = ["kron", "grid", "chain", "star", "communities", "road", "complete"]
+UNDIRECTED = ["kron", "grid", "chain", "star", "communities", "road", "complete", "small-world"]
 
 
 def arcs(graph):
@@ -413,3 +415,29 @@ def test_a_generated_graph_round_trips_through_the_csr_store(tmp_path):
     for array in ("row_offsets", "column_ids", "weights"):
         np.testing.assert_array_equal(getattr(loaded, array), getattr(graph, array))
     assert not loaded.directed and loaded.meta["provenance"]["spec"] == canonical_spec("kron:seed=2,scale=8")
+
+
+# --- the SNAP-style generators of BFS-4K's Table 1 ---------------------------------------------------------
+
+
+def test_small_world_is_a_rewired_ring_with_k_links_per_vertex():
+    ring = generate("small-world:n=100,k=3,p=0,seed=1")
+    assert ring.m == 2 * 100 * 3 and not ring.directed
+    assert set(ring.out_degrees().tolist()) == {6}
+    assert sorted(ring.column_ids[ring.row_offsets[10]:ring.row_offsets[11]].tolist()) == [7, 8, 9, 11, 12, 13]
+    rewired = generate("small-world:n=100,k=3,p=0.5,seed=1")
+    assert rewired.m == ring.m and not np.array_equal(rewired.column_ids, ring.column_ids)
+    assert not np.any(rewired.arc_sources() == rewired.column_ids)  # rewiring never makes a self-loop
+
+
+def test_forest_fire_links_each_vertex_to_earlier_burned_vertices():
+    graph = generate("forest-fire:n=3000,seed=4")
+    assert graph.directed and graph.m > 3000
+    sources = graph.arc_sources()
+    assert np.all(graph.column_ids < sources)  # a new vertex links only to vertices that existed before it
+    assert graph.out_degrees()[0] == 0 and np.all(graph.out_degrees()[1:] >= 1)  # every newcomer has an ambassador
+    assert np.array_equal(graph.column_ids, generate("forest-fire:n=3000,seed=4").column_ids)
+
+
+def test_forest_fire_respects_its_arc_budget():
+    assert generate("forest-fire:n=3000,max_arcs=500,seed=4").m == 500

@@ -1,0 +1,136 @@
+"""`sssp-bench fetch NAME`: download (or import, or generate) a catalog graph, check it, convert it, store it.
+
+    catalog entry -> download into <datasets>/downloads/ (size and sha256 checked, resumable)
+                  -> unpack safely and stream the data file -> parse and clean -> check n and m
+                  -> <datasets>/<name>.csr with a sidecar describing it (Table 1) and where it came from
+
+Nothing is left half-written: the download is renamed into place only after its checks, and the CSR file only
+after it is complete. A mismatch with a catalog entry that was checked against the real file is an error; one
+with an entry not yet checked (numbers from the collection's page) is a warning, printed and recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from . import __version__, archive, catalog, describe, download, formats, generators
+from .csr import write_csr
+from .errors import GraphFormatError, UserError
+
+RECORDED_HASHES = "recorded-hashes.json"
+
+
+@dataclass
+class Fetched:
+    name: str
+    path: Path
+    status: str                         # "fetched", "generated" or "already fetched"
+    warnings: list[str] = field(default_factory=list)
+
+
+def recorded_hashes(datasets: Path) -> dict[str, dict]:
+    path = datasets / RECORDED_HASHES
+    if not path.exists():
+        return {}
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as error:
+        raise UserError(f"{path}: line {error.lineno}: not valid JSON ({error.msg}); delete it to start afresh") from None
+
+
+def _record_hash(datasets: Path, entry: catalog.Entry, downloaded: download.Downloaded) -> None:
+    hashes = recorded_hashes(datasets)
+    hashes[entry.file_name] = {"sha256": downloaded.sha256, "size": downloaded.size, "url": downloaded.url,
+                               "recorded": _now()}
+    path = datasets / RECORDED_HASHES
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(hashes, indent=2, sort_keys=True) + "\n")
+    os.replace(temporary, path)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def fetch(name: str, datasets: Path, *, mirror: str | None = None, from_file: Path | None = None,
+          force: bool = False, progress: bool = True, log: Callable[[str], None] = lambda message: None) -> Fetched:
+    entry = catalog.lookup(name)
+    target = datasets / f"{entry.name}.csr"
+    if not force and catalog.is_fetched(entry, datasets):
+        return Fetched(entry.name, target, "already fetched")
+    datasets.mkdir(parents=True, exist_ok=True)
+    if entry.generated:
+        if from_file is not None or mirror is not None:
+            raise UserError(f"{entry.name} is generated ({entry.spec}); --from and --mirror do not apply")
+        graph = generators.generate(entry.spec)
+        provenance = {**graph.meta.get("provenance", {}), "catalog_entry": entry.name, "collection": "generated"}
+        write_csr(graph, target, {"name": entry.name, "provenance": provenance, "table1": describe.describe(graph)})
+        return Fetched(entry.name, target, "generated")
+
+    raw_path = datasets / "downloads" / entry.file_name
+    known = recorded_hashes(datasets).get(entry.file_name, {})
+    sha256 = entry.sha256 or known.get("sha256")
+    size = entry.size or known.get("size")
+    if from_file is not None:
+        downloaded = download.import_file(Path(from_file), raw_path, sha256=sha256, size=size)
+    else:
+        downloaded = download.download(entry.url, raw_path, sha256=sha256, size=size, mirror=mirror, progress=progress)
+    if sha256 is None:
+        _record_hash(datasets, entry, downloaded)
+        log(f"{entry.name}: recorded sha256 {downloaded.sha256} ({downloaded.size:,} bytes) on this first download; "
+            "later downloads are checked against it")
+
+    options = formats.ConvertOptions(directed=entry.directed if entry.format == "snap" else None, **entry.clean)
+    with archive.open_data_file(raw_path, member=entry.member) as (stream, label):
+        converted = formats.convert_stream(stream, entry.format, label, options)
+    graph = converted.graph
+    warnings = check_against_catalog(entry, converted)
+    if entry.checked and warnings:
+        raise GraphFormatError(f"{raw_path}: {warnings[0]}; nothing was written")
+    for warning in warnings:
+        log(f"{entry.name}: warning: {warning}")
+
+    ids_path = None
+    if converted.original_ids is not None:
+        ids_path = datasets / f"{entry.name}.ids.npy"
+        temporary = ids_path.with_name(f".{ids_path.name}.{os.getpid()}.tmp.npy")
+        np.save(temporary, converted.original_ids)
+        os.replace(temporary, ids_path)
+    provenance = {
+        "catalog_entry": entry.name, "collection": entry.collection, "url": downloaded.url,
+        "file": entry.file_name, "member": entry.member, "sha256": downloaded.sha256, "size": downloaded.size,
+        "format": entry.format, "clean": entry.clean, "header": converted.header, "stats": converted.stats,
+        "original_ids": ids_path.name if ids_path else None, "fetched": _now(), "sssp_bench_version": __version__,
+        "catalog_checked": entry.checked, "warnings": warnings,
+    }
+    named = graph.__class__(graph.row_offsets, graph.column_ids, graph.weights, graph.directed, entry.name, {})
+    write_csr(named, target, {"name": entry.name, "provenance": provenance, "table1": describe.describe(named)})
+    return Fetched(entry.name, target, "fetched", warnings)
+
+
+def check_against_catalog(entry: catalog.Entry, converted: "formats.Converted") -> list[str]:
+    """What disagrees between the converted file and its catalog entry, as messages (empty when all agree)."""
+    problems = []
+    graph = converted.graph
+    header_n = converted.header.get("n", graph.n)
+    if header_n != entry.n:
+        problems.append(f"the file has {header_n:,} vertices, the catalog expects {entry.n:,}")
+    file_m = converted.header.get("m")
+    if entry.m_unit == "nnz" and converted.header.get("symmetry", "general") != "general":
+        file_m = converted.stats.get("entries_mirrored", file_m)  # the full matrix's nonzeros
+    if entry.format == "snap":
+        file_m = converted.stats.get("arcs_read", file_m)
+    if file_m is not None and file_m != entry.m:
+        problems.append(f"the file has m={file_m:,} ({entry.m_unit}), the catalog expects {entry.m:,}")
+    if graph.directed != entry.directed:
+        kind = "directed" if graph.directed else "undirected"
+        problems.append(f"the file converts to a {kind} graph, the catalog says {'directed' if entry.directed else 'undirected'}")
+    return problems
+
