@@ -16,6 +16,9 @@ MODULES = [
     "cpu_dijkstra",
     "cpu_bellman_ford",
     "cpu_bfs",
+    "lonestar",
+    "bf_edge",
+    "bf_frontier",
 ]
 
 _registry: dict[str, type[Implementation]] | None = None

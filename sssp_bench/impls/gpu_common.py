@@ -1,0 +1,167 @@
+"""What the CuPy GPU implementations share: the graph upload and memory check in prepare, the distance and
+status-word arrays, the per-round readback, negative-cycle handling and counters.
+
+Each GPU implementation module holds one `GpuSsspBase` subclass and its `.cu` file beside it. Its `solve`
+launches `sssp_init`, then runs rounds on the current stream: each round's kernels, then one readback of the
+status words (`common.cuh`: changed flags, the negative-cycle floor flag, counters, frontier size). The
+runner times solve with CUDA events; implementations never time themselves.
+
+Distances are int64 on the device with `DIST_INF` (INT64_MAX) as the unreached sentinel. A reachable negative
+cycle is reported as `NegativeCycleError` in one of two ways: a round cap (no change after n rounds of
+Bellman-Ford unless a negative cycle is reachable) or a distance falling to `DIST_FLOOR` (-2^62), which no
+shortest distance can reach. float32 weights are refused with UnsupportedGraphError for now.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..csr import CSRGraph
+from ..errors import NegativeCycleError, UnsupportedGraphError
+from ..gpu import runtime
+from .base import Implementation, Parameter, SolveResult
+from .cpu_common import check_source
+
+N_WORDS = 8
+W_CHANGED0, W_CHANGED1, W_FLOOR, W_ATTEMPTS, W_RELAXATIONS, W_QUEUE = range(6)
+"""Status word indices, as in common.cuh."""
+
+BLOCK = 256
+
+COUNT_RELAXATIONS = Parameter(
+    bool, False,
+    "count relax attempts and relaxations (distance improvements), in total and per iteration; off when timing",
+)
+
+
+class GpuSsspBase(Implementation):
+    """Base of the CuPy Bellman-Ford family: int32 or unit weights, negative weights allowed."""
+
+    kind = "sssp"
+    device = "gpu"
+    negative_weights = True
+    parameters: ClassVar[dict[str, Parameter]] = {"count_relaxations": COUNT_RELAXATIONS}
+
+    cu_file: ClassVar[str]              # the .cu beside the module
+    per_vertex_bytes: ClassVar[int] = 8  # device bytes per vertex beyond the CSR (the int64 distances)
+    per_arc_bytes: ClassVar[int] = 0     # device bytes per arc beyond the CSR
+
+    @classmethod
+    def available(cls) -> tuple[bool, str]:
+        return runtime.gpu_status()
+
+    # -- prepare ---------------------------------------------------------------------------------------------
+
+    def prepare(self, graph: CSRGraph) -> None:
+        self.graph = graph
+        if graph.weights is not None and graph.weights.dtype.kind == "f":
+            raise UnsupportedGraphError(
+                f"{self.name}: float32 weights are not supported yet (the device distances are int64 and relaxed "
+                f"with 64-bit integer atomicMin); use an int32-weighted graph (e.g. weights: uniform)"
+            )
+        if graph.n < 1:
+            raise UnsupportedGraphError(f"{self.name}: the graph has no vertices")
+        self.cp = runtime.cupy_module()
+        self.module = runtime.load_module(Path(__file__).with_name(self.cu_file))
+        self.dgraph = runtime.device_graph(graph, self.per_vertex_bytes, self.per_arc_bytes, who=self.name)
+        self.dist = self.cp.empty(graph.n, dtype=np.int64)
+        self.words = self.cp.zeros(N_WORDS, dtype=np.uint64)
+        self.readback = runtime.HostReadback(self.words)
+        self._init_kernel = self.module.function("sssp_init")
+        self.prepare_device()
+        self.synchronize()
+
+    def prepare_device(self) -> None:
+        """Subclasses: kernels and working arrays beyond the distances."""
+
+    # -- solve helpers ---------------------------------------------------------------------------------------
+
+    def weight_args(self) -> tuple[Any, np.int32]:
+        return self.dgraph.weights, np.int32(1 if self.dgraph.unit_weights else 0)
+
+    def init_distances(self, source: int) -> None:
+        n = self.graph.n
+        runtime.launch(self._init_kernel, runtime.blocks_for(n, BLOCK, cap=4096), BLOCK,
+                       (self.dist, np.int64(n), np.int64(source), self.words))
+
+    def read_words(self, source: int) -> np.ndarray:
+        """The status words after a round; raises NegativeCycleError when a distance reached the floor."""
+        words = self.readback.read()
+        if words[W_FLOOR]:
+            self.negative_cycle(source, f"a distance fell below {runtime.DIST_FLOOR}, which no shortest path reaches")
+        return words
+
+    def negative_cycle(self, source: int, how: str) -> None:
+        raise NegativeCycleError(f"{self.name}: negative cycle reachable from source {source} ({how})")
+
+    def counting(self) -> bool:
+        return bool(self.params["count_relaxations"])
+
+    def result(self, iterations: int, attempts: list[int], relaxations: list[int], **extra: Any) -> SolveResult:
+        counters: dict[str, Any] = {"iterations": int(iterations)}
+        if self.counting():
+            counters.update(
+                relax_attempts=int(sum(attempts)), relaxations=int(sum(relaxations)),
+                relax_attempts_per_iteration=attempts, relaxations_per_iteration=relaxations, **extra,
+            )
+        return SolveResult(self.dist, runtime.DIST_INF, counters)
+
+    def solve(self, source: int) -> SolveResult:
+        source = check_source(self.graph, source)
+        self.init_distances(source)
+        return self.run_rounds(source)
+
+    def run_rounds(self, source: int) -> SolveResult:
+        raise NotImplementedError
+
+    # -- lifecycle -------------------------------------------------------------------------------------------
+
+    def synchronize(self) -> None:
+        runtime.cupy_module().cuda.get_current_stream().synchronize()
+
+    def teardown(self) -> None:
+        for name in ("dist", "words", "readback", "dgraph", "module"):
+            if hasattr(self, name):
+                setattr(self, name, None)
+        self.teardown_device()
+        self.graph = None
+
+    def teardown_device(self) -> None:
+        """Subclasses: drop their own device arrays."""
+
+
+class CumulativeCounts:
+    """Per-iteration attempts and relaxations from the cumulative counters of the status words."""
+
+    def __init__(self) -> None:
+        self.attempts: list[int] = []
+        self.relaxations: list[int] = []
+        self._seen = (0, 0)
+
+    def add(self, words: np.ndarray) -> None:
+        attempts, relaxations = int(words[W_ATTEMPTS]), int(words[W_RELAXATIONS])
+        self.attempts.append(attempts - self._seen[0])
+        self.relaxations.append(relaxations - self._seen[1])
+        self._seen = (attempts, relaxations)
+
+
+def run_changed_flag_rounds(implementation: GpuSsspBase, source: int, launch_round) -> SolveResult:
+    """Rounds until one changes nothing: `launch_round(parity)` launches a round that sets
+    words[W_CHANGED0 + parity] on a change and zeroes the other parity's word. A change in round n means a
+    reachable negative cycle (n - 1 rounds settle every shortest path of a graph without one)."""
+    n = implementation.graph.n
+    counts = CumulativeCounts() if implementation.counting() else None
+    for round_index in range(n):
+        parity = round_index & 1
+        launch_round(np.int32(parity))
+        words = implementation.read_words(source)
+        if counts is not None:
+            counts.add(words)
+        if not words[W_CHANGED0 + parity]:
+            return implementation.result(round_index + 1, *(
+                (counts.attempts, counts.relaxations) if counts else ([], [])))
+    implementation.negative_cycle(source, f"distances still changed in round {n} of n={n}")
+    raise AssertionError("unreachable")

@@ -1,0 +1,346 @@
+"""Every GPU implementation against the CPU reference and the certificate, on a GPU (marker `gpu`).
+
+Skipped as a whole without CuPy (module-level importorskip) and without a usable CUDA device (the autouse
+fixture). Run them on the device machine with `make gpu-test` (or `python -m pytest -m gpu -q`).
+
+The real-file tests read USA-road-d.NY and wiki-Vote from SSSP_BENCH_REAL_DATASETS, `.carry/datasets` or
+`../shared/datasets`, whichever holds them, and skip when none does.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+cupy = pytest.importorskip("cupy")
+
+from sssp_bench import impls  # noqa: E402
+from sssp_bench.config import parse_config  # noqa: E402
+from sssp_bench.csr import CSRGraph, from_arcs  # noqa: E402
+from sssp_bench.errors import NegativeCycleError, UnsupportedGraphError  # noqa: E402
+from sssp_bench.generators import generate  # noqa: E402
+from sssp_bench.gpu import runtime  # noqa: E402
+from sssp_bench.impls import canonical_distances  # noqa: E402
+from sssp_bench.runner import start_run  # noqa: E402
+from sssp_bench.verify import certificate, compare, reference_distances  # noqa: E402
+from sssp_bench.weights import apply_weights  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+GPU_IMPLEMENTATIONS = ["lonestar", "bf-edge", "bf-frontier"]
+NEGATIVE = "negative:min=1,max=100,potential=50,seed=1"
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def gpu_device():
+    ok, why = runtime.gpu_status()
+    if not ok:
+        pytest.skip(f"no usable GPU: {why}")
+    if cupy.cuda.runtime.getDeviceCount() < 1:
+        pytest.skip("CuPy sees no CUDA device")
+    os.environ[runtime.SYNC_CHECK_ENV] = "1"  # pin any kernel fault on its launch in these tests
+    yield
+    os.environ.pop(runtime.SYNC_CHECK_ENV, None)
+    runtime.release_device_graphs()
+
+
+def solve_all(name: str, graph: CSRGraph, sources, **params):
+    """[(source, canonical distances or the exception)] from one prepared implementation."""
+    implementation = impls.get(name)(**params)
+    implementation.prepare(graph)
+    results = []
+    try:
+        for source in sources:
+            try:
+                results.append((source, canonical_distances(implementation.solve(source)), None))
+            except NegativeCycleError as error:
+                results.append((source, None, error))
+    finally:
+        implementation.teardown()
+    return results
+
+
+def check_against_reference(name: str, graph: CSRGraph, sources, **params):
+    for source, distances, error in solve_all(name, graph, sources, **params):
+        assert error is None, f"{name} on {graph.name} from {source}: {error}"
+        expected = reference_distances(graph, source)
+        compared = compare(expected, distances)
+        assert compared.ok, f"{name} on {graph.name} from {source}: {compared.message}"
+        proof = certificate(graph, source, distances)
+        assert proof.ok, f"{name} on {graph.name} from {source}: {proof.message}"
+
+
+def some_sources(graph: CSRGraph, count: int = 3) -> list[int]:
+    degrees = graph.out_degrees()
+    picks = [0, graph.n - 1, graph.n // 2, int(np.argmax(degrees))]
+    return list(dict.fromkeys(picks))[: max(count, 1)]
+
+
+GENERATED = [
+    "rmat:n=4096,m=65536,seed=3",
+    "random:n=3000,m=24000,seed=4",
+    "grid:rows=40,cols=50,seed=5",
+    "chain:n=700,seed=6",
+    "star:n=2000,seed=7",
+    "dag:n=1500,degree=8,seed=8",
+    "kron:scale=11,edgefactor=8,seed=9",
+    "road:n=5000,seed=10",
+]
+
+
+@pytest.mark.parametrize("name", GPU_IMPLEMENTATIONS)
+@pytest.mark.parametrize("spec", GENERATED)
+def test_generated_graphs_match_the_reference(name, spec):
+    graph = generate(spec)
+    check_against_reference(name, graph, some_sources(graph, 4))
+
+
+@pytest.mark.parametrize("name", GPU_IMPLEMENTATIONS)
+@pytest.mark.parametrize("spec", ["rmat:n=2048,m=16384,seed=11", "grid:rows=30,cols=30,seed=12",
+                                  "random:n=2000,m=12000,seed=13"])
+def test_negative_weights_without_negative_cycles(name, spec):
+    graph = apply_weights(generate(spec), NEGATIVE)
+    assert graph.has_negative_weights()
+    check_against_reference(name, graph, some_sources(graph, 3))
+
+
+@pytest.mark.parametrize("name", GPU_IMPLEMENTATIONS)
+def test_unweighted_and_unit_weights(name):
+    graph = generate("rmat:n=1024,m=8192,seed=14")
+    check_against_reference(name, graph.with_weights(None), some_sources(graph))
+    check_against_reference(name, apply_weights(graph, "unit"), some_sources(graph))
+
+
+@pytest.mark.parametrize("name", GPU_IMPLEMENTATIONS)
+def test_a_reachable_negative_cycle_is_reported(name):
+    # 1 -> 2 -> 1 weighs -2 and is reachable from 0; from 3 it is not, so 3's distances exist.
+    graph = from_arcs(5, [0, 1, 2, 2, 3], [1, 2, 1, 3, 4], [5, -3, 1, 2, 7], name="negative-cycle")
+    (_, _, error), = solve_all(name, graph, [0])
+    assert isinstance(error, NegativeCycleError) and "negative cycle" in str(error)
+    check_against_reference(name, graph, [3, 4])
+
+
+@pytest.mark.parametrize("name", GPU_IMPLEMENTATIONS)
+def test_a_negative_self_loop_and_a_long_negative_cycle(name):
+    loop = from_arcs(3, [0, 1, 1], [1, 1, 2], [1, -1, 1], name="negative-self-loop")
+    (_, _, error), = solve_all(name, loop, [0])
+    assert isinstance(error, NegativeCycleError)
+    ring_size = 300
+    ring = from_arcs(ring_size, np.arange(ring_size), (np.arange(ring_size) + 1) % ring_size,
+                     [-1] + [0] * (ring_size - 1), name="negative-ring")
+    (_, _, error), = solve_all(name, ring, [5])
+    assert isinstance(error, NegativeCycleError)
+
+
+@pytest.mark.parametrize("name", GPU_IMPLEMENTATIONS)
+def test_small_and_odd_graphs(name):
+    one = from_arcs(1, [], [], np.zeros(0, np.int32), name="one-vertex")
+    check_against_reference(name, one, [0])
+    one_loop = from_arcs(1, [0], [0], [3], name="one-vertex-self-loop")
+    check_against_reference(name, one_loop, [0])
+    # parallel arcs (0->2 weighs 1 and 3), a zero-weight self-loop, zero-weight arcs, an isolated vertex and
+    # one that points in but is unreachable (the tests' diamond)
+    arcs = [(0, 1, 4), (0, 2, 3), (0, 2, 1), (2, 1, 2), (1, 3, 1), (2, 3, 5), (3, 3, 0), (3, 4, 0), (6, 0, 1)]
+    diamond = from_arcs(7, *zip(*arcs), name="diamond")
+    check_against_reference(name, diamond, [0, 6, 5])
+    distances = solve_all(name, diamond, [0])[0][1]
+    assert list(distances) == [0, 3, 1, 4, 4, np.inf, np.inf]
+    zero_cycle = from_arcs(5, [0, 1, 2, 2, 4, 4], [1, 2, 1, 3, 4, 3], [0, 0, 0, 2, 0, 0], name="zero-cycle")
+    check_against_reference(name, zero_cycle, [0, 4])
+
+
+@pytest.mark.parametrize("name", GPU_IMPLEMENTATIONS)
+def test_disconnected_graphs_and_a_source_without_out_arcs(name):
+    # two chains that never meet, and a directed star: a leaf has no out-arcs
+    halves = from_arcs(8, [0, 1, 2, 4, 5, 6], [1, 2, 3, 5, 6, 7], [1, 2, 3, 4, 5, 6], name="two-chains")
+    check_against_reference(name, halves, [0, 4, 3])
+    star = generate("star:n=500,directed=true,seed=2")
+    check_against_reference(name, star, [0, 17])
+    leaf = solve_all(name, star, [17])[0][1]
+    assert leaf[17] == 0 and np.isinf(np.delete(leaf, 17)).all()
+    sparse = generate("random:n=5000,m=3000,seed=15")  # many isolated vertices and small components
+    check_against_reference(name, sparse, some_sources(sparse, 4))
+
+
+@pytest.mark.parametrize("name", GPU_IMPLEMENTATIONS)
+def test_counters_and_float_weights(name):
+    graph = generate("rmat:n=2048,m=16384,seed=16")
+    implementation = impls.get(name)(count_relaxations=True)
+    implementation.prepare(graph)
+    result = implementation.solve(0)
+    counters = result.counters
+    reached = int(np.isfinite(canonical_distances(result)).sum())
+    assert counters["iterations"] >= 1
+    assert counters["relaxations"] >= reached - 1  # every reached vertex but the source improved at least once
+    assert counters["relax_attempts"] >= counters["relaxations"]
+    assert sum(counters["relaxations_per_iteration"]) == counters["relaxations"]
+    assert len(counters["relax_attempts_per_iteration"]) == counters["iterations"]
+    implementation.teardown()
+    quiet = impls.get(name)()
+    quiet.prepare(graph)
+    assert "relaxations" not in quiet.solve(0).counters
+    quiet.teardown()
+    floats = graph.with_weights(graph.weights.astype(np.float32))
+    with pytest.raises(UnsupportedGraphError, match="float32"):
+        impls.get(name)().prepare(floats)
+
+
+def test_the_device_graph_is_shared_and_released():
+    graph = generate("grid:rows=20,cols=20,seed=1")
+    first, second = impls.get("lonestar")(), impls.get("bf-frontier")()
+    first.prepare(graph)
+    second.prepare(graph)
+    assert first.dgraph is second.dgraph
+    first.teardown()
+    second.teardown()
+    runtime.release_device_graphs()
+    third = impls.get("bf-edge")()
+    third.prepare(graph)
+    assert third.dgraph is not None and third.dgraph.host is graph
+    third.teardown()
+
+
+def test_modules_compile_once_per_device_for_its_architecture():
+    path = REPO / "sssp_bench" / "impls" / "lonestar.cu"
+    module = runtime.load_module(path)
+    assert runtime.load_module(path) is module
+    assert module.arch == "sm_" + str(cupy.cuda.Device().compute_capability)  # a cubin for this device, not PTX
+    assert module.options[: len(runtime.COMPILE_OPTIONS)] == runtime.COMPILE_OPTIONS
+
+
+def test_a_graph_that_does_not_fit_is_refused_with_the_numbers(monkeypatch):
+    graph = generate("rmat:n=1024,m=8192,seed=17")
+    runtime.release_device_graphs()
+    monkeypatch.setattr(runtime, "free_device_bytes", lambda: (1 << 20, 80 << 30))
+    with pytest.raises(runtime.DeviceMemoryError) as caught:
+        impls.get("bf-edge")().prepare(graph)
+    assert isinstance(caught.value, MemoryError) and "GiB" in str(caught.value) and "free" in str(caught.value)
+
+
+def test_launch_refuses_python_scalars():
+    module = runtime.load_module(REPO / "sssp_bench" / "impls" / "lonestar.cu")
+    dist = cupy.empty(4, dtype=np.int64)
+    words = cupy.zeros(8, dtype=np.uint64)
+    with pytest.raises(TypeError, match="numpy scalar"):
+        runtime.launch(module.function("sssp_init"), 1, 32, (dist, 4, np.int64(0), words))
+    runtime.launch(module.function("sssp_init"), 1, 32, (dist, np.int64(4), np.int64(1), words))
+    assert dist.get().tolist() == [runtime.DIST_INF, 0, runtime.DIST_INF, runtime.DIST_INF]
+
+
+# --- real graphs ------------------------------------------------------------------------------------------------
+
+
+def _real_file(name: str) -> Path:
+    candidates = [os.environ.get("SSSP_BENCH_REAL_DATASETS"), REPO / ".carry" / "datasets",
+                  REPO.parent / "shared" / "datasets"]
+    for folder in candidates:
+        if folder and (Path(folder) / name).is_file():
+            return Path(folder) / name
+    pytest.skip(f"{name} not found in {[str(c) for c in candidates if c]}")
+
+
+def _read_real(path: Path) -> CSRGraph:
+    """The graph through sssp_bench.formats when it exists; else a minimal reader of the two formats used here
+    (DIMACS .gr: 'a u v w', 1-based; SNAP: 'u v' per line, '#' comments, ids relabelled densely)."""
+    try:  # sssp_bench.formats is being written in parallel: use it once it reads these files
+        from sssp_bench import formats
+
+        for reader_name in ("read_graph", "read", "load"):
+            reader = getattr(formats, reader_name, None)
+            if callable(reader):
+                graph = reader(path)
+                if isinstance(graph, CSRGraph):
+                    return graph
+    except Exception:  # not there yet, or not this API: the minimal reader below
+        pass
+    with gzip.open(path, "rt") as handle:
+        lines = [line for line in handle if line and line[0] not in "#cp\n"]
+    if path.name.endswith(".gr.gz"):
+        table = np.array([line.split()[1:4] for line in lines], dtype=np.int64)
+        n = int(table[:, :2].max())
+        return from_arcs(n, table[:, 0] - 1, table[:, 1] - 1, table[:, 2].astype(np.int32), name=path.name)
+    table = np.array([line.split()[:2] for line in lines], dtype=np.int64)
+    ids, dense = np.unique(table, return_inverse=True)
+    dense = dense.reshape(table.shape)
+    return from_arcs(len(ids), dense[:, 0], dense[:, 1], None, name=path.name)
+
+
+@pytest.mark.parametrize("name", GPU_IMPLEMENTATIONS)
+def test_usa_road_ny(name):
+    graph = _read_real(_real_file("USA-road-d.NY.gr.gz"))
+    check_against_reference(name, graph, [0, graph.n // 3])
+
+
+@pytest.mark.parametrize("name", GPU_IMPLEMENTATIONS)
+def test_wiki_vote(name):
+    graph = _read_real(_real_file("wiki-Vote.txt.gz"))
+    if graph.weights is None:
+        graph = apply_weights(graph, "uniform:min=1,max=100,seed=1")
+    check_against_reference(name, graph, some_sources(graph, 3))
+    check_against_reference(name, apply_weights(graph, "negative:min=1,max=100,potential=50,seed=2,base=keep"),
+                            some_sources(graph, 2))
+
+
+# --- through the runner -------------------------------------------------------------------------------------
+
+
+def test_a_tiny_run_through_the_runner_is_all_ok(tmp_path):
+    text = """
+        graphs:
+          - {graph: "rmat:n=2048,m=16384,seed=2", label: rmat}
+          - {graph: "grid:rows=24,cols=24,seed=1", label: grid-negative, weights: "negative:min=1,max=50,potential=20,seed=3"}
+        implementations: [cpu-dijkstra, cpu-bf-queue, lonestar, bf-edge, bf-frontier]
+        sources: {count: 4, seed: 1}
+        warmup: 1
+        baseline: null
+        verification: {reference_sources: 2}
+    """
+    config = parse_config(textwrap.dedent(text), str(tmp_path / "gpu.yaml"), default_name="gpu")
+    config.output, config.datasets = tmp_path / "results", tmp_path / "datasets"
+    outcome = start_run(config, run_id="gpu", show_progress=False)
+    rows = [json.loads(line) for line in (outcome.run_dir / "rows.jsonl").read_text().splitlines()]
+    problems = [(row["graph"], row["variant"], row["phase"], row["status"], row["message"]) for row in rows
+                if row["status"] not in ("ok",) and not (row["variant"] == "cpu-dijkstra" and row["status"] == "unsupported")]
+    assert not problems, problems
+    solves = [row for row in rows if row["phase"] == "solve" and row["status"] == "ok"]
+    gpu_rows = [row for row in solves if row["device"] == "gpu"]
+    assert len(gpu_rows) == 3 * 2 * 4
+    assert all(row["timer"] == "cuda-event" and row["time_s"] > 0 and row["end_to_end_s"] >= 0 for row in gpu_rows)
+    assert all(row["certificate"] is True for row in solves)
+    assert all(row["timer"] == "host" for row in solves if row["device"] == "cpu")
+    assert runtime._graph_cache == {}  # released after the last graph
+
+
+def test_a_graph_that_does_not_fit_becomes_an_out_of_memory_row_and_the_run_goes_on(tmp_path, monkeypatch):
+    text = """
+        graphs:
+          - {graph: "grid:rows=10,cols=10,seed=1", label: small}
+          - {graph: "grid:rows=12,cols=12,seed=2", label: next}
+        implementations: [bf-edge]
+        sources: {count: 2, seed: 1}
+        baseline: null
+    """
+    config = parse_config(textwrap.dedent(text), str(tmp_path / "oom.yaml"), default_name="oom")
+    config.output, config.datasets = tmp_path / "results", tmp_path / "datasets"
+    real_free = runtime.free_device_bytes
+    calls = []
+
+    def free_bytes():  # the first graph sees a nearly full device, the second the real one
+        calls.append(1)
+        return (1 << 20, 80 << 30) if len(calls) == 1 else real_free()
+
+    runtime.release_device_graphs()
+    monkeypatch.setattr(runtime, "free_device_bytes", free_bytes)
+    outcome = start_run(config, run_id="oom", show_progress=False)
+    rows = [json.loads(line) for line in (outcome.run_dir / "rows.jsonl").read_text().splitlines()]
+    first = [row for row in rows if row["graph"] == "small"]
+    assert [(row["phase"], row["status"]) for row in first] == [("prepare", "out_of_memory")]
+    assert "needs" in first[0]["message"] and "free" in first[0]["message"]
+    assert all(row["status"] == "ok" for row in rows if row["graph"] == "next")
