@@ -84,8 +84,8 @@ def fetch(name: str, datasets: Path, *, mirror: str | None = None, from_file: Pa
         downloaded = download.download(entry.url, raw_path, sha256=sha256, size=size, mirror=mirror, progress=progress)
     if sha256 is None:
         _record_hash(datasets, entry, downloaded)
-        log(f"{entry.name}: recorded sha256 {downloaded.sha256} ({downloaded.size:,} bytes) on this first download; "
-            "later downloads are checked against it")
+        log(f"{entry.name}: recorded sha256 {downloaded.sha256} ({downloaded.size:,} bytes): the catalog has no hash "
+            "for this file; later downloads are checked against this one")
 
     options = formats.ConvertOptions(directed=entry.directed if entry.format == "snap" else None, **entry.clean)
     with archive.open_data_file(raw_path, member=entry.member) as (stream, label):

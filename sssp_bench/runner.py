@@ -230,7 +230,7 @@ class Runner:
             "negative_weights": graph.has_negative_weights(),
             "path": str(loaded.path), "origin": loaded.origin,
             "provenance": graph.meta.get("provenance", {}), "weights": graph.meta.get("weights", "keep"),
-            "characteristics": graph.meta.get("characteristics", {}),
+            "characteristics": graph.meta.get("characteristics", {}), "table1": graph.meta.get("table1", {}),
             "sources": sources, "load_s": load_s, "sources_s": sources_s,
         }
         write_json_atomic(self.manifest_path, self.manifest)

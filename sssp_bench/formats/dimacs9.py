@@ -1,0 +1,218 @@
+"""DIMACS 9th challenge shortest-path graphs (`.gr`), as this parser implements them.
+
+    c any comment                 anywhere, also before the p line
+    p sp <n> <m>                  exactly one, before any arc: 0 <= n < 2^31, m >= 0
+    a <u> <v> <w>                 1 <= u, v <= n; w a signed integer that fits int32
+
+* Tokens are separated by spaces or tabs; a line may start with blanks and end with '\\r'; blank lines are
+  skipped. Any other line (another designator, a `p` line of another problem such as `p max`) is an error.
+* An arc line has exactly four tokens. Parallel arcs and self-loops are kept as read.
+* The arcs must number m: the first arc beyond m is an error at its own line, fewer arcs an error naming the
+  `p` line and both counts. A second `p` line, or an arc before the `p` line, is an error.
+* Directed: arcs are stored as read, ids shifted to 0-based; weights int32.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .building import csr_from_arcs
+from .parsing import (
+    HEADER_DONE,
+    HEADER_MORE,
+    INT32_MAX,
+    INT32_MIN,
+    NEWLINE,
+    S_ARC_LIMIT,
+    S_ARCS,
+    S_BLANKS,
+    S_BLOCK_START,
+    S_COMMENTS,
+    S_ERROR,
+    S_ERROR_AT,
+    S_LAST_SOURCE,
+    S_LINE,
+    S_N,
+    S_RECORDS,
+    S_SELF_LOOPS,
+    S_SORTED,
+    STATUS_DONE,
+    STATUS_ERROR,
+    STATUS_NEED_SPACE,
+    TOKEN_OK,
+    TOKEN_TOO_LARGE,
+    ArcStore,
+    FormatParser,
+    integer_tokens,
+    is_separator,
+    line_end,
+    read_integer,
+    skip_blanks,
+)
+
+E_ARC_SYNTAX = 1
+E_ARC_RANGE = 2
+E_WEIGHT_RANGE = 3
+E_TOO_MANY_ARCS = 4
+E_SECOND_P = 5
+E_UNKNOWN_LINE = 6
+
+_ARC_SHAPE = "'a u v w'"
+
+
+@njit(nogil=True, cache=True)
+def _parse_arc_lines(buffer, position, state, sources, targets, weights):
+    end = len(buffer)
+    n = state[S_N]
+    limit = state[S_ARC_LIMIT]
+    line = state[S_LINE]
+    arcs = state[S_ARCS]
+    block_start = state[S_BLOCK_START]
+    capacity = len(targets)
+    keep_weights = len(weights) > 0
+    last_source = state[S_LAST_SOURCE]
+    sorted_sources = state[S_SORTED]
+    self_loops = state[S_SELF_LOOPS]
+    comments = state[S_COMMENTS]
+    blanks = state[S_BLANKS]
+    status = STATUS_DONE
+    error = 0
+    line_start = position
+    while position < end:
+        line_start = position
+        at = skip_blanks(buffer, position, end)
+        first = buffer[at] if at < end else NEWLINE
+        if first == NEWLINE:
+            blanks += 1
+        elif first == 99:  # 'c'
+            comments += 1
+            at = line_end(buffer, at, end)
+        elif first == 97 and (at + 1 >= end or is_separator(buffer[at + 1])):  # 'a'
+            if arcs >= limit:
+                error = E_TOO_MANY_ARCS
+                break
+            if arcs - block_start >= capacity:
+                status = STATUS_NEED_SPACE
+                break
+            source, at, source_token = read_integer(buffer, at + 1, end)
+            target, at, target_token = read_integer(buffer, at, end)
+            weight, at, weight_token = read_integer(buffer, at, end)
+            at = skip_blanks(buffer, at, end)
+            extra = at < end and buffer[at] != NEWLINE
+            bad_ids = (source_token == TOKEN_TOO_LARGE or target_token == TOKEN_TOO_LARGE)
+            if not bad_ids and (source_token != TOKEN_OK or target_token != TOKEN_OK
+                                or (weight_token != TOKEN_OK and weight_token != TOKEN_TOO_LARGE) or extra):
+                error = E_ARC_SYNTAX
+                break
+            if bad_ids or source < 1 or source > n or target < 1 or target > n:
+                error = E_ARC_RANGE
+                break
+            if weight_token == TOKEN_TOO_LARGE or weight < INT32_MIN or weight > INT32_MAX:
+                error = E_WEIGHT_RANGE
+                break
+            slot = arcs - block_start
+            sources[slot] = source - 1
+            targets[slot] = target - 1
+            if keep_weights:
+                weights[slot] = weight
+            if source - 1 < last_source:
+                sorted_sources = 0
+            last_source = source - 1
+            if source == target:
+                self_loops += 1
+            arcs += 1
+        elif first == 112:  # 'p'
+            error = E_SECOND_P
+            break
+        else:
+            error = E_UNKNOWN_LINE
+            break
+        position = line_end(buffer, at, end) + 1
+        line += 1
+    if error:
+        status = STATUS_ERROR
+        state[S_ERROR] = error
+        state[S_ERROR_AT] = line_start
+    if status != STATUS_DONE:
+        position = line_start
+    state[S_LINE] = line
+    state[S_ARCS] = arcs
+    state[S_RECORDS] = arcs
+    state[S_LAST_SOURCE] = last_source
+    state[S_SORTED] = sorted_sources
+    state[S_SELF_LOOPS] = self_loops
+    state[S_COMMENTS] = comments
+    state[S_BLANKS] = blanks
+    return status, min(position, end)
+
+
+class DimacsParser(FormatParser):
+    format_name = "dimacs9"
+    natural_directed = True
+    id_base = 1
+
+    def __init__(self, label, options):
+        super().__init__(label, options)
+        self.p_line = None
+
+    def header_line(self, text: bytes, line: int) -> str:
+        stripped = text.strip()
+        if not stripped:
+            return HEADER_MORE
+        shown = text.decode("utf-8", errors="replace")
+        if stripped[:1] == b"c":
+            self.header_comments += 1
+            return HEADER_MORE
+        tokens = stripped.split()
+        if tokens[0] == b"a":
+            raise self.fail(line, f"an arc before the 'p sp n m' line, expected 'p sp n m' first, got {shown!r}")
+        if tokens[0] != b"p":
+            raise self.fail(line, f"expected a 'c' comment or the 'p sp n m' line, got {shown!r}")
+        numbers = integer_tokens(tokens[2:])
+        if (len(tokens) != 4 or tokens[1] != b"sp" or numbers is None
+                or not 0 <= numbers[0] <= INT32_MAX or numbers[1] < 0):
+            raise self.fail(line, f"expected 'p sp n m' with integers 0 <= n <= {INT32_MAX} and m >= 0, got {shown!r}")
+        n, m = numbers
+        self.p_line = line
+        self.header.update({"n": n, "m": m, "problem": "sp", "fields": "u v w", "line": line})
+        self.state[S_N] = n
+        self.state[S_ARC_LIMIT] = m
+        weight_dtype = None if self.options.binarize else np.int32
+        self.arcs = ArcStore(with_sources=True, weight_dtype=weight_dtype, expected=m)
+        return HEADER_DONE
+
+    def run_kernel(self, chunk, position):
+        return _parse_arc_lines(chunk, position, self.state, self.arcs.sources, self.arcs.targets,
+                                self.arcs.weights_or_empty())
+
+    def explain(self, code: int, text: str) -> str:
+        n = self.header["n"]
+        if code == E_ARC_SYNTAX:
+            return f"expected {_ARC_SHAPE} with integers u, v and w, got {text!r}"
+        if code == E_ARC_RANGE:
+            return f"expected {_ARC_SHAPE} with 1 <= u, v <= {n}, got {text!r}"
+        if code == E_WEIGHT_RANGE:
+            return f"expected {_ARC_SHAPE} with {INT32_MIN} <= w <= {INT32_MAX} (int32 weights), got {text!r}"
+        if code == E_TOO_MANY_ARCS:
+            return (f"arc number {self.header['m'] + 1}, but the 'p sp' line (line {self.p_line}) says "
+                    f"m={self.header['m']}: expected no more arcs, got {text!r}")
+        if code == E_SECOND_P:
+            return f"a second 'p' line (the first is line {self.p_line}), expected one only, got {text!r}"
+        return f"expected a 'c' comment or an {_ARC_SHAPE} arc line, got {text!r}"
+
+    def finish(self):
+        if not self.header_done:
+            if self.line == 0:
+                raise self.fail(1, "empty file, expected a DIMACS 'p sp n m' line")
+            raise self.fail(self.line, "the file ends without a 'p sp n m' line (only comments and blank lines)")
+        arcs = int(self.state[S_ARCS])
+        if arcs != self.header["m"]:
+            raise self.fail(self.p_line, f"the 'p sp' line says m={self.header['m']} arcs, the file has {arcs}")
+        row_offsets, column_ids, weights, _ = csr_from_arcs(
+            self.header["n"], self.arcs.take(self.state), bool(self.state[S_SORTED]))
+        stats = {
+            **self.line_stats(), "arcs_read": arcs,
+            "self_loops": int(self.state[S_SELF_LOOPS]), "sorted_by_source": bool(self.state[S_SORTED]),
+        }
+        return row_offsets, column_ids, weights, None, stats

@@ -1,0 +1,264 @@
+"""SNAP edge lists (`.txt`), as this parser implements them.
+
+    # comment                    anywhere (SNAP's own header: '# Nodes: 7115 Edges: 103689' is read, see below)
+    <u> <v>                      one arc per line, ids separated by tabs or spaces
+    <u> <v> <w>                  or, in every line alike, with an integer weight (int32)
+
+* Ids are integers 0 <= id <= 2^31 - 1 that need not be contiguous: the ids that occur are sorted and
+  renumbered 0..n-1 (`original_ids[i]` is the id of vertex i in the file). An id that occurs nowhere is no
+  vertex (so a SNAP graph has no isolated vertices).
+* The first data line fixes the number of columns (2, or 3 with a weight); a line with another count is an
+  error. More than three columns is an error. With `binarize` the third column is skipped unread.
+* Blank lines are skipped. A line may start with blanks and end with '\\r'.
+* A SNAP file does not say whether it is directed: `ConvertOptions.directed` must be given. Directed: arcs as
+  read. Undirected: every arc and its reverse, one arc per (u, v) pair (the lightest), like `symmetrize`.
+* `# Nodes: N Edges: M` in the leading comments goes into the header; a disagreement with the file (N distinct
+  ids, M data lines) is a warning in stats, not an error: SNAP's counts are informal.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from numba import njit, prange
+
+from ..errors import GraphFormatError
+from .building import csr_from_arcs
+from .parsing import (
+    HEADER_BODY,
+    HEADER_MORE,
+    INT32_MAX,
+    INT32_MIN,
+    NEWLINE,
+    S_ARCS,
+    S_BLANKS,
+    S_BLOCK_START,
+    S_COMMENTS,
+    S_ERROR,
+    S_ERROR_AT,
+    S_FORMAT,
+    S_LAST_SOURCE,
+    S_LINE,
+    S_RECORDS,
+    S_SELF_LOOPS,
+    S_SORTED,
+    STATUS_DONE,
+    STATUS_ERROR,
+    STATUS_NEED_SPACE,
+    TOKEN_BAD,
+    TOKEN_MISSING,
+    TOKEN_OK,
+    ArcStore,
+    FormatParser,
+    line_end,
+    read_integer,
+    skip_blanks,
+    skip_token,
+)
+
+S_COLUMNS = S_FORMAT      # 0 until the first data line, then 2 or 3
+S_MAX_ID = S_FORMAT + 1
+S_SKIP_WEIGHTS = S_FORMAT + 2
+
+E_SYNTAX = 1
+E_ID_RANGE = 2
+E_COLUMNS = 3
+E_TOO_MANY_COLUMNS = 4
+E_WEIGHT = 5
+
+_COUNTS = re.compile(rb"Nodes:\s*(\d+)\s+Edges:\s*(\d+)")
+
+
+@njit(nogil=True, cache=True)
+def _parse_edge_lines(buffer, position, state, sources, targets, weights):
+    end = len(buffer)
+    line = state[S_LINE]
+    arcs = state[S_ARCS]
+    block_start = state[S_BLOCK_START]
+    capacity = len(targets)
+    keep_weights = len(weights) > 0
+    skip_weights = state[S_SKIP_WEIGHTS] != 0
+    columns = state[S_COLUMNS]
+    max_id = state[S_MAX_ID]
+    last_source = state[S_LAST_SOURCE]
+    sorted_sources = state[S_SORTED]
+    self_loops = state[S_SELF_LOOPS]
+    comments = state[S_COMMENTS]
+    blanks = state[S_BLANKS]
+    status = STATUS_DONE
+    error = 0
+    line_start = position
+    while position < end:
+        line_start = position
+        at = skip_blanks(buffer, position, end)
+        first = buffer[at] if at < end else NEWLINE
+        if first == NEWLINE:
+            blanks += 1
+        elif first == 35:  # '#'
+            comments += 1
+            at = line_end(buffer, at, end)
+        else:
+            if arcs - block_start >= capacity:
+                status = STATUS_NEED_SPACE
+                break
+            source, at, source_token = read_integer(buffer, at, end)
+            target, at, target_token = read_integer(buffer, at, end)
+            if source_token == TOKEN_BAD or target_token == TOKEN_BAD or target_token == TOKEN_MISSING:
+                error = E_SYNTAX
+                break
+            if (source_token != TOKEN_OK or target_token != TOKEN_OK or source < 0 or target < 0
+                    or source > INT32_MAX or target > INT32_MAX):
+                error = E_ID_RANGE
+                break
+            weight = np.int64(0)
+            if skip_weights:
+                at, weight_token = skip_token(buffer, at, end)
+            else:
+                weight, at, weight_token = read_integer(buffer, at, end)
+            line_columns = 2 if weight_token == TOKEN_MISSING else 3
+            if columns == 0:
+                columns = line_columns
+            if line_columns == 3 and not skip_weights and (
+                    weight_token != TOKEN_OK or weight < INT32_MIN or weight > INT32_MAX):
+                error = E_WEIGHT
+                break
+            at = skip_blanks(buffer, at, end)
+            if at < end and buffer[at] != NEWLINE:
+                error = E_TOO_MANY_COLUMNS
+                break
+            if line_columns != columns:
+                error = E_COLUMNS
+                break
+            slot = arcs - block_start
+            sources[slot] = source
+            targets[slot] = target
+            if keep_weights:
+                weights[slot] = weight
+            if source < last_source:
+                sorted_sources = 0
+            last_source = source
+            max_id = max(max_id, source, target)
+            if source == target:
+                self_loops += 1
+            arcs += 1
+        position = line_end(buffer, at, end) + 1
+        line += 1
+    if error:
+        status = STATUS_ERROR
+        state[S_ERROR] = error
+        state[S_ERROR_AT] = line_start
+    if status != STATUS_DONE:
+        position = line_start
+    state[S_LINE] = line
+    state[S_ARCS] = arcs
+    state[S_RECORDS] = arcs
+    state[S_COLUMNS] = columns
+    state[S_MAX_ID] = max_id
+    state[S_LAST_SOURCE] = last_source
+    state[S_SORTED] = sorted_sources
+    state[S_SELF_LOOPS] = self_loops
+    state[S_COMMENTS] = comments
+    state[S_BLANKS] = blanks
+    return status, min(position, end)
+
+
+@njit(parallel=True, cache=True)
+def _mark_present(ids, present):
+    for index in prange(len(ids)):
+        present[ids[index]] = 1  # every writer writes the same value
+
+
+@njit(parallel=True, cache=True)
+def _renumber(ids, new_ids):
+    for index in prange(len(ids)):
+        ids[index] = new_ids[ids[index]]
+
+
+def compact_ids(sources: np.ndarray, targets: np.ndarray, max_id: int) -> np.ndarray:
+    """Renumber the ids in place to 0..n-1 in sorted order; returns the original id of each new id (int64)."""
+    if len(targets) == 0:
+        return np.empty(0, dtype=np.int64)
+    if max_id + 1 <= 8 * len(targets) + (1 << 20):  # dense enough for a table indexed by id
+        new_ids = np.zeros(max_id + 1, dtype=np.int32)
+        _mark_present(sources, new_ids)
+        _mark_present(targets, new_ids)
+        original_ids = np.flatnonzero(new_ids).astype(np.int64)
+        new_ids[original_ids] = np.arange(len(original_ids), dtype=np.int32)
+        _renumber(sources, new_ids)
+        _renumber(targets, new_ids)
+        return original_ids
+    original_ids = np.unique(np.concatenate([np.unique(sources), np.unique(targets)])).astype(np.int64)
+    step = 1 << 24
+    for ids in (sources, targets):
+        for start in range(0, len(ids), step):
+            ids[start : start + step] = np.searchsorted(original_ids, ids[start : start + step])
+    return original_ids
+
+
+class SnapParser(FormatParser):
+    format_name = "snap"
+    id_base = 0
+
+    def __init__(self, label, options):
+        super().__init__(label, options)
+        if options.directed is None:
+            raise GraphFormatError(f"{label}: a SNAP edge list does not say whether it is directed: "
+                                   "expected directed=True or directed=False in the conversion options")
+        self.natural_directed = bool(options.directed)
+        self.state[S_SKIP_WEIGHTS] = options.binarize
+
+    def header_line(self, text: bytes, line: int) -> str:
+        stripped = text.strip()
+        if not stripped:
+            return HEADER_MORE
+        if not stripped.startswith(b"#"):
+            # the first data line: a third column means weights (the kernel checks every line agrees)
+            weighted = len(stripped.split()) == 3 and not self.options.binarize
+            self.arcs = ArcStore(with_sources=True, weight_dtype=np.int32 if weighted else None, expected=None)
+            return HEADER_BODY
+        self.header_comments += 1
+        counts = _COUNTS.search(stripped)
+        if counts and "n" not in self.header:
+            self.header.update({"n": int(counts.group(1)), "m": int(counts.group(2)), "line": line})
+        return HEADER_MORE
+
+    def run_kernel(self, chunk, position):
+        return _parse_edge_lines(chunk, position, self.state, self.arcs.sources, self.arcs.targets,
+                                 self.arcs.weights_or_empty())
+
+    def explain(self, code: int, text: str) -> str:
+        shape = {0: "'u v' or 'u v w'", 2: "'u v'", 3: "'u v w'"}[int(self.state[S_COLUMNS])]
+        if code == E_SYNTAX:
+            return f"expected {shape} with integer ids, got {text!r}"
+        if code == E_ID_RANGE:
+            return f"expected {shape} with ids 0 <= id <= {INT32_MAX}, got {text!r}"
+        if code == E_WEIGHT:
+            return f"expected 'u v w' with an integer weight {INT32_MIN} <= w <= {INT32_MAX}, got {text!r}"
+        if code == E_TOO_MANY_COLUMNS:
+            return f"expected {shape}, got more columns: {text!r}"
+        first = int(self.state[S_COLUMNS])
+        return f"expected {shape} like the first data line ({first} columns), got {text!r}"
+
+    def finish(self):
+        if not self.header_done:
+            if self.line == 0:
+                raise self.fail(1, "empty file, expected 'u v' edge lines")
+            raise self.fail(self.line, "the file ends without any 'u v' edge line (only comments and blank lines)")
+        arcs = int(self.state[S_ARCS])
+        columns = int(self.state[S_COLUMNS])
+        arrays = self.arcs.take(self.state)
+        original_ids = compact_ids(arrays[0], arrays[1], int(self.state[S_MAX_ID]))
+        n = len(original_ids)
+        row_offsets, column_ids, weights, _ = csr_from_arcs(n, arrays, bool(self.state[S_SORTED]))
+        self.header.update({"columns": columns, "fields": "u v w" if columns == 3 else "u v",
+                            "directed": self.natural_directed})
+        warnings = []
+        if "n" in self.header and (self.header["n"], self.header["m"]) != (n, arcs):
+            warnings.append(f"the comment on line {self.header['line']} says Nodes: {self.header['n']} "
+                            f"Edges: {self.header['m']}, the file has {n} distinct ids and {arcs} edge lines")
+        stats = {
+            **self.line_stats(), "arcs_read": arcs, "self_loops": int(self.state[S_SELF_LOOPS]),
+            "sorted_by_source": bool(self.state[S_SORTED]), "warnings": warnings,
+        }
+        return row_offsets, column_ids, weights, original_ids, stats
