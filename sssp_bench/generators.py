@@ -181,7 +181,7 @@ def uniform_ints(key: np.uint64, count: int, low: int, high: int) -> np.ndarray:
 _COUNT_ROWS_BUDGET = 256 << 20  # bytes of per-chunk count rows we allow; more chunks only balance load
 
 
-def _num_chunks(n: int) -> int:
+def num_chunks(n: int) -> int:
     """Chunks for the count/scatter passes: one per thread, fewer when n is so large their counts would not fit.
 
     The CSR does not depend on the number of chunks (arcs keep generation order within a row either way).
@@ -190,7 +190,7 @@ def _num_chunks(n: int) -> int:
 
 
 @njit(parallel=True, cache=True)
-def _offsets_from_chunk_counts(counts):
+def offsets_from_chunk_counts(counts):
     """Turn counts[chunk, v] into cursors (where chunk's first arc of row v goes) and return row_offsets."""
     num_chunks, n = counts.shape
     degrees = np.empty(n, dtype=np.int64)
@@ -216,7 +216,7 @@ def _offsets_from_chunk_counts(counts):
 
 
 @njit(parallel=True, cache=True)
-def _count_edge_sources(n, sources, targets, directed, num_chunks):
+def count_edge_sources(n, sources, targets, directed, num_chunks):
     counts = np.zeros((num_chunks, n), dtype=np.int64)
     num_edges = len(sources)
     for chunk_index in prange(num_chunks):
@@ -229,7 +229,7 @@ def _count_edge_sources(n, sources, targets, directed, num_chunks):
 
 
 @njit(parallel=True, cache=True)
-def _scatter_edges(sources, targets, weights, directed, cursors, column_ids, out_weights):
+def scatter_edges(sources, targets, weights, directed, cursors, column_ids, out_weights):
     num_chunks = cursors.shape[0]
     num_edges = len(sources)
     for chunk_index in prange(num_chunks):
@@ -258,11 +258,11 @@ def csr_from_edges(n: int, sources, targets, weights, directed: bool) -> tuple[n
     sources = np.ascontiguousarray(sources, dtype=np.int32)
     targets = np.ascontiguousarray(targets, dtype=np.int32)
     weights = np.ascontiguousarray(weights, dtype=np.int32)
-    counts = _count_edge_sources(n, sources, targets, directed, _num_chunks(n))
-    row_offsets = _offsets_from_chunk_counts(counts)
+    counts = count_edge_sources(n, sources, targets, directed, num_chunks(n))
+    row_offsets = offsets_from_chunk_counts(counts)
     column_ids = np.empty(row_offsets[-1], dtype=np.int32)
     out_weights = np.empty(row_offsets[-1], dtype=np.int32)
-    _scatter_edges(sources, targets, weights, directed, counts, column_ids, out_weights)
+    scatter_edges(sources, targets, weights, directed, counts, column_ids, out_weights)
     return row_offsets, column_ids, out_weights
 
 
@@ -366,8 +366,8 @@ def _drawn_arcs_csr(
     permutation = np.empty(0, dtype=np.int32) if permutation is None else permutation
     key = stream_key(seed, STREAM_ENDPOINTS)
     arguments = (n, num_edges, key, levels, thresholds, recursive, self_loops, permutation, directed)
-    counts = _count_drawn_arcs(*arguments, _num_chunks(n))
-    row_offsets = _offsets_from_chunk_counts(counts)
+    counts = _count_drawn_arcs(*arguments, num_chunks(n))
+    row_offsets = offsets_from_chunk_counts(counts)
     column_ids = np.empty(row_offsets[-1], dtype=np.int32)
     weights = np.empty(row_offsets[-1], dtype=np.int32)
     _scatter_drawn_arcs(

@@ -1,7 +1,7 @@
 """Arcs in file order -> CSR, by counting sort, with peak memory near the arcs themselves.
 
-The counting part is the generators' builder (`generators._count_edge_sources` and
-`_offsets_from_chunk_counts`: per-chunk counts turned into per-chunk cursors). Its scatter writes columns and
+The counting part is the generators' builder (`generators.count_edge_sources` and
+`offsets_from_chunk_counts`: per-chunk counts turned into per-chunk cursors). Its scatter writes columns and
 weights into two new arrays, so it holds five arrays of m at once (three in, two out). A parsed file's arcs
 are the bulk of the memory, so here the arcs are moved in place instead:
 
@@ -24,12 +24,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ..generators import _count_edge_sources, _num_chunks, _offsets_from_chunk_counts
+from ..generators import count_edge_sources, num_chunks, offsets_from_chunk_counts
 
 
 @njit(parallel=True, nogil=True, cache=True)
 def _positions_from_cursors(sources, cursors, positions):
-    """positions[arc] = where the arc goes; the same chunking as _count_edge_sources, so each chunk's cursors
+    """positions[arc] = where the arc goes; the same chunking as count_edge_sources, so each chunk's cursors
     hand out exactly the slots counted for it. `positions` may be `sources` itself (read, then overwritten)."""
     num_chunks = cursors.shape[0]
     num_arcs = len(sources)
@@ -93,8 +93,8 @@ def _permute_within_buckets(positions, targets, weights, shift):
 
 
 def row_offsets_of_sorted(n: int, sources: np.ndarray) -> np.ndarray:
-    counts = _count_edge_sources(n, sources, sources, True, _num_chunks(n))
-    return _offsets_from_chunk_counts(counts)
+    counts = count_edge_sources(n, sources, sources, True, num_chunks(n))
+    return offsets_from_chunk_counts(counts)
 
 
 def csr_from_arcs(
@@ -111,8 +111,8 @@ def csr_from_arcs(
     num_arcs = len(targets)
     if sources_sorted:
         return row_offsets_of_sorted(n, sources), targets, weights, None
-    counts = _count_edge_sources(n, sources, sources, True, _num_chunks(n))
-    row_offsets = _offsets_from_chunk_counts(counts)  # counts are now per-chunk cursors
+    counts = count_edge_sources(n, sources, sources, True, num_chunks(n))
+    row_offsets = offsets_from_chunk_counts(counts)  # counts are now per-chunk cursors
     positions = sources if num_arcs < 2**31 else np.empty(num_arcs, dtype=np.int64)
     _positions_from_cursors(sources, counts, positions)
     del counts, sources

@@ -12,10 +12,10 @@ import numpy as np
 from numba import njit, prange
 
 from ..generators import (
-    _count_edge_sources,
-    _num_chunks,
-    _offsets_from_chunk_counts,
-    _scatter_edges,
+    count_edge_sources,
+    num_chunks,
+    offsets_from_chunk_counts,
+    scatter_edges,
 )
 
 _NO_WEIGHTS = np.empty(0, dtype=np.int32)
@@ -89,11 +89,11 @@ def with_reverse_arcs(row_offsets, column_ids, weights):
     n = len(row_offsets) - 1
     sources = np.repeat(np.arange(n, dtype=np.int32), np.diff(row_offsets))
     values = np.zeros(len(column_ids), dtype=np.uint8) if weights is None else weights
-    counts = _count_edge_sources(n, sources, column_ids, False, _num_chunks(n))
-    doubled_offsets = _offsets_from_chunk_counts(counts)
+    counts = count_edge_sources(n, sources, column_ids, False, num_chunks(n))
+    doubled_offsets = offsets_from_chunk_counts(counts)
     out_columns = np.empty(2 * len(column_ids), dtype=np.int32)
     out_values = np.empty(2 * len(column_ids), dtype=values.dtype)
-    _scatter_edges(sources, column_ids, values, False, counts, out_columns, out_values)
+    scatter_edges(sources, column_ids, values, False, counts, out_columns, out_values)
     return doubled_offsets, out_columns, None if weights is None else out_values
 
 
