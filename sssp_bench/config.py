@@ -8,6 +8,7 @@
     implementations:                  # names; a list of values sweeps a parameter (one variant per combination)
       - cpu-dijkstra
       - {name: cpu-bf-queue, params: {count_relaxations: [false, true]}}
+      - {name: cpu-bf, sources: 10}   # only the first 10 of the shared sources (a slow baseline on a big graph)
     sources: {count: 100, seed: 1, min_reached: auto}
     repetitions: 1                    # timed passes over the sources
     warmup: 1                         # untimed solves per implementation and graph, before the timed ones
@@ -41,7 +42,7 @@ TOP_LEVEL_KEYS = {
     "verification", "baseline", "time_limit", "output", "datasets",
 }
 GRAPH_KEYS = {"graph", "label", "weights"}
-IMPLEMENTATION_KEYS = {"name", "params"}
+IMPLEMENTATION_KEYS = {"name", "params", "sources"}
 SOURCES_KEYS = {"count", "seed", "min_reached"}
 VERIFICATION_KEYS = {"reference", "reference_sources"}
 
@@ -60,6 +61,7 @@ class Variant:
     name: str             # e.g. "cpu-bf-queue[count_relaxations=true]"
     implementation: str
     params: dict[str, Any]
+    max_sources: int | None = None  # solve only the first N of the shared sources (slow baselines on big graphs)
 
 
 @dataclass
@@ -205,7 +207,8 @@ def _validate(data: dict[str, Any], locator: _Locator, default_name: str) -> Con
     raw = {
         "name": name, "description": description,
         "graphs": [{"graph": entry.graph, "label": entry.label, "weights": entry.weights} for entry in graphs],
-        "variants": [{"name": v.name, "implementation": v.implementation, "params": v.params} for v in variants],
+        "variants": [{"name": v.name, "implementation": v.implementation, "params": v.params,
+                      "max_sources": v.max_sources} for v in variants],
         "sources": {"count": source_count, "seed": source_seed, "min_reached": min_reached},
         "repetitions": repetitions, "warmup": warmup,
         "verification": {"reference": reference, "reference_sources": reference_sources},
@@ -287,6 +290,10 @@ def _variants(entries: Any, locator: _Locator) -> list[Variant]:
         _check_keys(entry, IMPLEMENTATION_KEYS, key_path, locator)
         name = _typed(entry, "name", str, locator, "", key_path)
         implementation = impls.get(name, f"{locator.where(key_path + '.name')}: {key_path}.name")
+        max_sources = entry.get("sources")
+        if max_sources is not None and (not isinstance(max_sources, int) or isinstance(max_sources, bool)
+                                        or max_sources < 1):
+            raise locator.fail(f"{key_path}.sources", f"expected a positive number of sources, got {max_sources!r}")
         params = entry.get("params", {}) or {}
         if not isinstance(params, dict):
             raise locator.fail(f"{key_path}.params", "expected a mapping of parameter names to values or lists of values")
@@ -299,7 +306,7 @@ def _variants(entries: Any, locator: _Locator) -> list[Variant]:
             chosen = {**fixed, **dict(zip(swept, combination))}
             implementation.validate_parameters(chosen, f"{locator.where(key_path + '.params')}: {key_path}.params")
             suffix = ",".join(f"{key}={_format_value(value)}" for key, value in zip(swept, combination))
-            variants.append(Variant(f"{name}[{suffix}]" if suffix else name, name, chosen))
+            variants.append(Variant(f"{name}[{suffix}]" if suffix else name, name, chosen, max_sources))
     names = [variant.name for variant in variants]
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:

@@ -167,7 +167,7 @@ class Runner:
         write_json_atomic(self.manifest_path, self.manifest)
         self._preflight()
         writer = RowWriter(self.rows_path)
-        total = len(self.config.graphs) * len(self.config.variants) * self.config.repetitions * self.config.source_count
+        total = len(self.config.graphs) * self._solves_per_graph(self.config.source_count)
         progress = Progress(total, enabled=self.show_progress)
         try:
             for entry in self.config.graphs:
@@ -183,6 +183,11 @@ class Runner:
             self.manifest["statuses"] = dict(self.outcome.statuses)
             write_json_atomic(self.manifest_path, self.manifest)
         return self.outcome
+
+    def _solves_per_graph(self, source_count: int) -> int:
+        """Timed solves on one graph with `source_count` shared sources, each variant taking its first N."""
+        return self.config.repetitions * sum(min(variant.max_sources or source_count, source_count)
+                                             for variant in self.config.variants)
 
     def _preflight(self) -> None:
         """Refuse a missing graph file or unfetched catalog name before anything runs (generators are fine)."""
@@ -200,7 +205,7 @@ class Runner:
             status, message = classify(error) if not isinstance(error, UserError) else ("error", str(error))
             for variant in config.variants:
                 self._write_prepare(writer, entry.label, variant, None, status, f"graph not loaded: {message}")
-            progress.advance(len(config.variants) * config.repetitions * config.source_count)
+            progress.advance(self._solves_per_graph(config.source_count))
             self.log(f"{entry.label}: graph not loaded: {message}")
             return
         load_s = time.perf_counter() - started
@@ -213,7 +218,7 @@ class Runner:
         self._record_graph(loaded, sources, load_s, sources_s)
         if len(sources) < config.source_count:
             self.log(f"{entry.label}: only {len(sources)} of {config.source_count} vertices qualify as sources")
-            progress.advance((config.source_count - len(sources)) * len(config.variants) * config.repetitions)
+            progress.advance(self._solves_per_graph(config.source_count) - self._solves_per_graph(len(sources)))
         references: dict[tuple[str, int], Any] = {}
         self.out_degrees = graph.out_degrees()  # for the reached-arc count of every solve on this graph
         try:
@@ -238,8 +243,9 @@ class Runner:
     def _run_variant(self, loaded: LoadedGraph, sources: list[int], variant: Variant,
                      references: dict, writer: RowWriter, progress: Progress) -> None:
         config, label, graph = self.config, loaded.label, loaded.graph
+        chosen = sources[: variant.max_sources] if variant.max_sources else sources
         work = [(repetition, index, source) for repetition in range(config.repetitions)
-                for index, source in enumerate(sources)]
+                for index, source in enumerate(chosen)]
         remaining = [item for item in work if (label, variant.name, item[0], item[1]) not in self.solved]
         if not remaining or (label, variant.name) in self.failed_prepares:
             progress.advance(len(work))

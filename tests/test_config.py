@@ -61,6 +61,8 @@ def test_the_hash_changes_with_the_config():
     (MINIMAL + "time_limit: -1\n", r"time_limit: expected a positive number of seconds"),
     (MINIMAL + "sources: {count: 10, sede: 3}\n", r"x.yaml:4: sources.sede: unknown key \(allowed: count, min_reached, seed\)"),
     (MINIMAL + "sources: {min_reached: lots}\n", r"sources.min_reached: expected a positive integer or 'auto'"),
+    ('graphs: ["grid:rows=4"]\nimplementations: [{name: cpu-bf, sources: 0}]\n',
+     r"implementations\[0\].sources: expected a positive number of sources, got 0"),
     (MINIMAL + "baseline: cpu-bfs\n", r"baseline: 'cpu-bfs' is not one of the implementations run: cpu-dijkstra"),
     (MINIMAL + "verification: {reference: magic}\n", r"unknown implementation 'magic' \(known: "),
     ('graphs: ["grid:rows=4"]\nimplementations: [gpu-magic]\n', r"x.yaml:2: implementations\[0\].name: unknown implementation 'gpu-magic'"),

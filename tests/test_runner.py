@@ -201,3 +201,17 @@ def test_negative_weights_are_refused_by_dijkstra_and_solved_by_bellman_ford(tmp
     solves = [row for row in rows if row["phase"] == "solve"]
     assert len(solves) == 8 and all(row["status"] == "ok" and row["reference"] is not False for row in solves)
     assert json.loads((outcome.run_dir / "manifest.json").read_text())["graphs"]["neg"]["negative_weights"]
+
+
+def test_an_implementation_can_take_only_the_first_sources(tmp_path):
+    config = make_config(tmp_path, """
+        graphs: [{graph: "grid:rows=6,cols=6,seed=1", label: grid}]
+        implementations: [cpu-dijkstra, {name: cpu-bf, sources: 2}]
+        sources: {count: 5}
+    """)
+    rows = read_rows(start_run(config, run_id="few", show_progress=False).run_dir)
+    solved = {}
+    for row in rows:
+        if row["phase"] == "solve":
+            solved.setdefault(row["variant"], []).append(row["source"])
+    assert len(solved["cpu-dijkstra"]) == 5 and solved["cpu-bf"] == solved["cpu-dijkstra"][:2]
