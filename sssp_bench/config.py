@@ -39,8 +39,9 @@ from .errors import ConfigError, UserError
 
 TOP_LEVEL_KEYS = {
     "name", "description", "graphs", "implementations", "sources", "repetitions", "warmup", "weights",
-    "verification", "baseline", "time_limit", "output", "datasets",
+    "verification", "baseline", "time_limit", "output", "datasets", "targets",
 }
+TARGET_KEYS = {"source", "paper_bandwidth_gbs", "device_bandwidth_gbs", "mteps"}
 GRAPH_KEYS = {"graph", "label", "weights"}
 IMPLEMENTATION_KEYS = {"name", "params", "sources"}
 SOURCES_KEYS = {"count", "seed", "min_reached"}
@@ -81,6 +82,7 @@ class Config:
     time_limit: float
     output: Path
     datasets: Path
+    targets: dict[str, Any] | None = None   # speed goals: paper MTEPS per graph and implementation, and bandwidths
     raw: dict[str, Any] = field(default_factory=dict)
     path: str = "<config>"
 
@@ -201,6 +203,7 @@ def _validate(data: dict[str, Any], locator: _Locator, default_name: str) -> Con
     time_limit = data.get("time_limit", 600)
     if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or time_limit <= 0:
         raise locator.fail("time_limit", f"expected a positive number of seconds per solve, got {time_limit!r}")
+    targets = _targets(data.get("targets"), graphs, variants, locator)
     output = Path(_typed(data, "output", str, locator, "results"))
     datasets = Path(_typed(data, "datasets", str, locator, "datasets"))
 
@@ -212,12 +215,48 @@ def _validate(data: dict[str, Any], locator: _Locator, default_name: str) -> Con
         "sources": {"count": source_count, "seed": source_seed, "min_reached": min_reached},
         "repetitions": repetitions, "warmup": warmup,
         "verification": {"reference": reference, "reference_sources": reference_sources},
-        "baseline": baseline, "time_limit": float(time_limit),
+        "baseline": baseline, "time_limit": float(time_limit), "targets": targets,
     }
     return Config(
         name, description, graphs, variants, source_count, source_seed, min_reached, repetitions, warmup,
-        reference, reference_sources, baseline, float(time_limit), output, datasets, raw, locator.path,
+        reference, reference_sources, baseline, float(time_limit), output, datasets, targets, raw, locator.path,
     )
+
+
+def _targets(targets: Any, graphs: list[GraphEntry], variants: list[Variant], locator: _Locator) -> dict | None:
+    """Speed goals: `mteps` maps graph label -> implementation -> the paper's MTEPS; the report scales them by
+    device bandwidth / paper bandwidth (`device_bandwidth_gbs` maps a GPU name fragment to its GB/s)."""
+    if targets is None:
+        return None
+    if not isinstance(targets, dict):
+        raise locator.fail("targets", "expected a mapping with source, paper_bandwidth_gbs, device_bandwidth_gbs, mteps")
+    _check_keys(targets, TARGET_KEYS, "targets", locator)
+    source = _typed(targets, "source", str, locator, "", "targets")
+    paper_bandwidth = targets.get("paper_bandwidth_gbs")
+    if isinstance(paper_bandwidth, bool) or not isinstance(paper_bandwidth, (int, float)) or paper_bandwidth <= 0:
+        raise locator.fail("targets.paper_bandwidth_gbs", f"expected the paper's device bandwidth in GB/s, got {paper_bandwidth!r}")
+    devices = targets.get("device_bandwidth_gbs", {})
+    if not isinstance(devices, dict) or not all(
+            isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 for value in devices.values()):
+        raise locator.fail("targets.device_bandwidth_gbs", "expected a mapping of GPU name fragment to GB/s, e.g. {H100: 3350}")
+    labels = {graph.label for graph in graphs}
+    implementations = {variant.implementation for variant in variants} | {variant.name for variant in variants}
+    goals = targets.get("mteps", {})
+    if not isinstance(goals, dict):
+        raise locator.fail("targets.mteps", "expected a mapping of graph label to {implementation: MTEPS}")
+    for label, per_implementation in goals.items():
+        if label not in labels:
+            raise locator.fail(f"targets.mteps.{label}", f"not a graph of this config ({', '.join(sorted(labels))})")
+        if not isinstance(per_implementation, dict):
+            raise locator.fail(f"targets.mteps.{label}", "expected a mapping of implementation to the paper's MTEPS")
+        for name, mteps in per_implementation.items():
+            if name not in implementations:
+                raise locator.fail(f"targets.mteps.{label}.{name}", "not an implementation of this config")
+            if isinstance(mteps, bool) or not isinstance(mteps, (int, float)) or mteps <= 0:
+                raise locator.fail(f"targets.mteps.{label}.{name}", f"expected a positive MTEPS, got {mteps!r}")
+    return {"source": source, "paper_bandwidth_gbs": float(paper_bandwidth),
+            "device_bandwidth_gbs": {key: float(value) for key, value in devices.items()},
+            "mteps": {label: {name: float(v) for name, v in goals[label].items()} for label in goals}}
 
 
 def _check_keys(mapping: dict[str, Any], allowed: set[str], key_path: str, locator: _Locator) -> None:

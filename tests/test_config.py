@@ -49,6 +49,34 @@ def test_graph_entries_take_a_label_and_their_own_weights():
     assert config.graphs[0].label == "small" and config.graphs[0].weights == "uniform:min=1,max=10,seed=3"
 
 
+def test_targets_hold_the_papers_mteps_and_the_bandwidths_to_scale_them():
+    config = config_from("""
+        graphs: [{graph: "rmat:n=64,m=256", label: rmat}]
+        implementations: [cpu-dijkstra, cpu-bf-queue]
+        targets:
+          source: a paper's table
+          paper_bandwidth_gbs: 288
+          device_bandwidth_gbs: {H100: 3350}
+          mteps: {rmat: {cpu-bf-queue: 3.1}}
+    """)
+    assert config.targets["mteps"] == {"rmat": {"cpu-bf-queue": 3.1}}
+    assert config.targets["device_bandwidth_gbs"] == {"H100": 3350.0}
+
+
+@pytest.mark.parametrize("targets, message", [
+    ("{paper_bandwidth_gbs: 288, mteps: {nograph: {cpu-dijkstra: 1}}}", r"targets.mteps.nograph: not a graph of this config"),
+    ("{paper_bandwidth_gbs: 288, mteps: {g: {hbf: 1}}}", r"targets.mteps.g.hbf: not an implementation of this config"),
+    ("{paper_bandwidth_gbs: 288, mteps: {g: {cpu-dijkstra: fast}}}", r"expected a positive MTEPS, got 'fast'"),
+    ("{mteps: {}}", r"targets.paper_bandwidth_gbs: expected the paper's device bandwidth"),
+    ("{paper_bandwidth_gbs: 288, device_bandwidth_gbs: {H100: lots}}", r"expected a mapping of GPU name fragment to GB/s"),
+    ("{paper_bandwidth_gbs: 288, speed: 3}", r"targets.speed: unknown key"),
+])
+def test_refused_targets(targets, message):
+    text = f'graphs: [{{graph: "grid:rows=3", label: g}}]\nimplementations: [cpu-dijkstra]\ntargets: {targets}\n'
+    with pytest.raises(ConfigError, match=message):
+        parse_config(text, "x.yaml")
+
+
 def test_the_hash_changes_with_the_config():
     assert config_from(MINIMAL).hash == config_from(MINIMAL).hash
     assert config_from(MINIMAL).hash != config_from(MINIMAL + "repetitions: 2\n").hash
