@@ -221,6 +221,72 @@ def info(graph: str, plot: Path | None, datasets: Path | None) -> None:
         click.echo(f"wrote {plot_degree_distribution(loaded, plot)}", err=True)
 
 
+@cli.command(name="roofline")
+@click.argument("graph")
+@click.option("--sources", "source_count", type=click.IntRange(min=1), default=10, show_default=True,
+              help="How many sources to give a floor (picked as the runner picks them).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the source picker.")
+@DATASETS_OPTION
+def roofline_command(graph: str, source_count: int, seed: int, datasets: Path | None) -> None:
+    """Measure the roofline of GRAPH on this machine's GPU and print each source's floor.
+
+    GRAPH is a fetched catalog name, a generator spec or a .csr path (as `info` takes it). Measured: the copy
+    bandwidth, the latency of a dependent global load, and one pass relaxing every arc once with atomicMin;
+    each source's hop depth comes from a CPU BFS. floor = max(reached arcs x time per arc, hop depth x latency).
+    Needs a CUDA GPU (CuPy).
+    """
+    import statistics
+
+    from . import roofline
+    from .csr import read_csr
+    from .gpu import runtime
+    from .graphs import resolve_path
+    from .sources import cached_sources, sources_cache_path
+
+    ok, why = runtime.gpu_status()
+    if not ok:
+        raise UserError(f"roofline needs a CUDA GPU: {why}")
+    path, _ = resolve_path(graph, datasets or Path("datasets"))
+    loaded = read_csr(path)
+    sources = cached_sources(loaded, sources_cache_path(path, source_count, seed, None), source_count, seed, None)
+    device = roofline.measure_device()
+    click.echo(f"device: {device['device']}")
+    if device.get("copy_bandwidth_gbs") is not None:
+        click.echo(f"copy bandwidth: {device['copy_bandwidth_gbs']:.0f} GB/s (read + written; "
+                   f"{device['copy_bytes'] / 2**30:.2f} GiB copied, median of {device['copy_repeats']})")
+    else:
+        click.echo(f"copy bandwidth: not measured ({device.get('copy_skipped')})")
+    if device.get("chain_latency_ns") is not None:
+        click.echo(f"chain latency: {device['chain_latency_ns']:.0f} ns per dependent global load "
+                   f"({device['chain_bytes'] / 2**30:.2f} GiB random cycle, {device['chain_steps']} loads, "
+                   f"median of {device['chain_repeats']})")
+    else:
+        click.echo(f"chain latency: not measured ({device.get('chain_skipped')})")
+    record = roofline.graph_roofline(loaded, sources, device)
+    click.echo(f"graph: {graph} (n={loaded.n:,}, m={loaded.m:,})")
+    if record["time_per_arc_ns"] is not None:
+        click.echo(f"relax pass: {record['relax_pass_ms']:.3f} ms for {record['arcs']:,} arcs = "
+                   f"{record['time_per_arc_ns']:.4f} ns per arc (median of {record['relax_repeats']})")
+    if not sources:
+        click.echo("no vertex qualifies as a source")
+        return
+    header = f"{'source':>10}  {'hop depth':>9}  {'reached arcs':>13}  {'arcs ms':>9}  {'latency ms':>10}  " \
+             f"{'floor ms':>9}  bound"
+    click.echo(header)
+    click.echo("-" * len(header))
+
+    def ms(seconds: float | None) -> str:
+        return "-" if seconds is None else f"{seconds * 1e3:.4f}"
+
+    for item in record["per_source"]:
+        click.echo(f"{item['source']:>10}  {item['hop_depth']:>9}  {item['reached_arcs']:>13,}  "
+                   f"{ms(item['arcs_bound_s']):>9}  {ms(item['latency_bound_s']):>10}  {ms(item['floor_s']):>9}  "
+                   f"{item['bound'] or '-'}")
+    depths = [item["hop_depth"] for item in record["per_source"]]
+    click.echo(f"median floor: {ms(record['median_floor_s'])} ms over {len(sources)} sources "
+               f"(median hop depth {statistics.median(depths):g})")
+
+
 def main() -> None:
     cli(prog_name="sssp-bench")
 

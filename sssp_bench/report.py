@@ -31,9 +31,9 @@ REQUIRED_ROW_FIELDS = ("phase", "graph", "implementation", "status")
 ROW_FIELDS = (
     "run_id", "phase", "graph", "implementation", "variant", "params", "device", "kind", "source",
     "source_index", "repetition", "status", "message", "time_s", "end_to_end_s", "reached_vertices",
-    "reached_arcs", "mteps", "certificate", "reference", "counters",
+    "reached_arcs", "mteps", "certificate", "reference", "counters", "floor_s",
 )
-NUMERIC_ROW_FIELDS = ("time_s", "end_to_end_s", "reached_vertices", "reached_arcs", "mteps")
+NUMERIC_ROW_FIELDS = ("time_s", "end_to_end_s", "reached_vertices", "reached_arcs", "mteps", "floor_s")
 
 # Why a solve is not verified. The runner's statuses, plus three ways an "ok" solve falls short.
 FAILURE_OUTCOMES = (
@@ -51,7 +51,8 @@ OUTCOME_EXPLANATIONS = {
 SUMMARY_COLUMNS = [
     "run_id", "graph", "variant", "implementation", "device", "kind", "solves", "verified", "verified_total",
     "failures", "time_median_ms", "time_min_ms", "time_q25_ms", "time_q75_ms", "time_iqr_ms",
-    "end_to_end_median_ms", "mteps_median", "reached_arcs_median", "speedup", "baseline", "baseline_run_id",
+    "end_to_end_median_ms", "mteps_median", "reached_arcs_median", "efficiency", "floor_median_ms", "speedup",
+    "baseline", "baseline_run_id",
     "speedup_note", "prepare_ms", "prepare_status",
 ] + [f"n_{outcome}" for outcome in FAILURE_OUTCOMES]
 
@@ -63,6 +64,11 @@ METRIC_DEFINITIONS = (
               "the median over verified solves"),
     ("speedup", "the baseline's median time / the implementation's median time on the same graph; "
                 "above 1x is faster than the baseline"),
+    ("efficiency", "the roofline floor of a solve / its measured time, the median over verified solves (a "
+                   "fraction in report.csv). The floor, measured on the run's GPU, is max(reached arcs x the time "
+                   "per arc of one pass relaxing every arc once with atomicMin, hop depth from the source x the "
+                   "latency of a dependent global load); it can pass 100% where an implementation skips atomics "
+                   "that cannot win. Blank where no floor was recorded (no GPU in the run)"),
     ("verified", "solves with status ok whose certificate (a distance check) passed and whose reference "
                  "compare, when made, agreed; only these count toward any timing"),
 )
@@ -278,6 +284,8 @@ def _summarize_group(run_id: str, graph: str, label: str, group: pd.DataFrame) -
         "end_to_end_median_ms": _median(verified["end_to_end_s"]) * 1e3,
         "mteps_median": _median(verified["mteps"]),
         "reached_arcs_median": _median(verified["reached_arcs"]),
+        "efficiency": _median(verified["floor_s"] / verified["time_s"].where(verified["time_s"] > 0)),
+        "floor_median_ms": _median(verified["floor_s"]) * 1e3,
         "speedup": math.nan,
         "baseline": "",
         "baseline_run_id": "",
@@ -405,6 +413,21 @@ def format_number(value: Any, unit: str = "") -> str:
     return text + unit
 
 
+def format_percent(fraction: Any) -> str:
+    """A fraction as a short percentage ("42%", "3.1%", "0.52%"), or "" (blank) for a missing one."""
+    if fraction is None or (isinstance(fraction, float) and not math.isfinite(fraction)):
+        return ""
+    value = float(fraction) * 100
+    if abs(value) >= 10:
+        return f"{value:.0f}%"
+    if abs(value) >= 1:
+        return f"{value:.1f}%"
+    return f"{value:.2g}%"
+
+
+BLANK_WHEN_MISSING = {"efficiency"}
+"""Terminal-table columns left blank, not "-", where there is no value (no floor recorded)."""
+
 TABLE_COLUMNS = (
     # (header, summary column or callable, right-aligned)
     ("graph", "graph", False),
@@ -415,6 +438,7 @@ TABLE_COLUMNS = (
     ("median ms", lambda r: format_number(r.time_median_ms), True),
     ("IQR ms", lambda r: format_number(r.time_iqr_ms), True),
     ("MTEPS", lambda r: format_number(r.mteps_median), True),
+    ("efficiency", lambda r: format_percent(r.efficiency), True),
     ("speedup", lambda r: format_number(r.speedup, "x"), True),
     ("prepare ms", lambda r: format_number(r.prepare_ms), True),
     ("failures", "failures", False),
@@ -429,9 +453,10 @@ def format_table(summary: pd.DataFrame) -> str:
     body = []
     for row in summary.itertuples(index=False):
         cells = []
-        for _, source, _ in TABLE_COLUMNS:
+        for title, source, _ in TABLE_COLUMNS:
             value = source(row) if callable(source) else getattr(row, source)
-            cells.append("-" if value is None or value == "" or (isinstance(value, float) and math.isnan(value)) else str(value))
+            missing = value is None or value == "" or (isinstance(value, float) and math.isnan(value))
+            cells.append(("" if title in BLANK_WHEN_MISSING else "-") if missing else str(value))
         body.append(cells)
     widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
 
@@ -445,6 +470,8 @@ def format_table(summary: pd.DataFrame) -> str:
     lines = [render(header), "  ".join("-" * width for width in widths)]
     lines += [render(cells) for cells in body]
     lines.append("Timings cover verified solves only; speedup = baseline median / variant median on the same graph.")
+    if summary["efficiency"].notna().any():
+        lines.append("efficiency = roofline floor / measured time (median over verified solves; see report.md).")
     return "\n".join(lines)
 
 
@@ -550,14 +577,15 @@ def render_markdown(runs: Sequence[tuple[dict[str, Any], pd.DataFrame]], summary
     if summary.empty:
         lines += ["No rows were recorded.", ""]
     else:
-        lines += ["| graph | variant | kind | device | verified | median (IQR) ms | min ms | MTEPS | speedup | "
-                  "prepare ms |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|"]
+        lines += ["| graph | variant | kind | device | verified | median (IQR) ms | min ms | MTEPS | efficiency | "
+                  "speedup | prepare ms |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
         for row in summary.itertuples(index=False):
             timing = "-" if not row.verified else f"{format_number(row.time_median_ms)} ({format_number(row.time_iqr_ms)})"
             lines.append(
                 f"| {_md(row.graph)} | {_md(row.variant)} | {_md(row.kind or '-')} | {_md(row.device or '-')} | "
                 f"{row.verified_total} | {timing} | {format_number(row.time_min_ms)} | "
-                f"{format_number(row.mteps_median)} | {format_number(row.speedup, 'x')} | "
+                f"{format_number(row.mteps_median)} | {format_percent(row.efficiency)} | "
+                f"{format_number(row.speedup, 'x')} | "
                 f"{format_number(row.prepare_ms)} |"
             )
         lines.append("")
@@ -578,6 +606,7 @@ def render_markdown(runs: Sequence[tuple[dict[str, Any], pd.DataFrame]], summary
             lines += ["Some speedups use a baseline measured in another of the merged runs (see report.csv, "
                       "`baseline_run_id`): compare the runs' hosts above.", ""]
     lines += [f"![{chart_title}]({chart_name}.svg)", ""]
+    lines += _roofline_lines(manifests)
 
     lines += ["## Failures", "", "Every solve or prepare that did not end verified, grouped by what went wrong.", ""]
     failure_lines = _failure_lines(runs)
@@ -588,6 +617,45 @@ def render_markdown(runs: Sequence[tuple[dict[str, Any], pd.DataFrame]], summary
     lines += [f"- **{name}**: {definition}." for name, definition in METRIC_DEFINITIONS]
     lines.append("")
     return "\n".join(lines)
+
+
+def _roofline_lines(manifests: Sequence[dict[str, Any]]) -> list[str]:
+    """The roofline each run measured: the device constants, then per graph the relax pass and the floors."""
+    lines: list[str] = []
+    for manifest in manifests:
+        constants = manifest.get("roofline")
+        if not isinstance(constants, dict):
+            continue
+        lines.append(f"Run {_md(manifest.get('run_id'))}: " + (
+            f"{_md(constants.get('device') or 'GPU')}: copy bandwidth "
+            f"{format_number(constants.get('copy_bandwidth_gbs'))} GB/s (read + written), dependent global load "
+            f"{format_number(constants.get('chain_latency_ns'))} ns."
+            if constants.get("available") else f"not measured: {_md(constants.get('reason') or 'no reason given')}."))
+        lines.append("")
+        graphs = [(label, info.get("roofline")) for label, info in (manifest.get("graphs") or {}).items()
+                  if isinstance(info, dict) and isinstance(info.get("roofline"), dict)]
+        if not graphs:
+            continue
+        lines += ["| graph | relax pass ms | ns per arc | median hop depth | median floor ms | bound |",
+                  "|---|---:|---:|---:|---:|---|"]
+        for label, record in graphs:
+            if not record.get("available"):
+                lines.append(f"| {_md(label)} | not measured: {_md(record.get('reason') or '-')} | | | | |")
+                continue
+            per_source = record.get("per_source") or []
+            depths = [item["hop_depth"] for item in per_source if item.get("hop_depth") is not None]
+            bounds = sorted({str(item.get("bound")) for item in per_source if item.get("bound")})
+            floor = record.get("median_floor_s")
+            lines.append(
+                f"| {_md(label)} | {format_number(record.get('relax_pass_ms'))} | "
+                f"{format_number(record.get('time_per_arc_ns'))} | "
+                f"{f'{float(np.median(depths)):g}' if depths else '-'} | "
+                f"{format_number(None if floor is None else floor * 1e3)} | {', '.join(bounds) or '-'} |")
+        lines.append("")
+    if lines:
+        lines = ["## Roofline", "", "The floor under each solve, measured on the run's GPU (see *efficiency* "
+                 "below).", ""] + lines
+    return lines
 
 
 def _failure_lines(runs: Sequence[tuple[dict[str, Any], pd.DataFrame]]) -> list[str]:

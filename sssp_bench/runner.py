@@ -5,11 +5,19 @@ variant: prepare once (timed apart), warm up, then solve every source `repetitio
 timed by the runner: a CPU implementation by the host clock around solve + synchronize; a GPU implementation
 (device "gpu") by CUDA events recorded around solve on the current stream (distance initialisation included,
 the graph upload, done in prepare, excluded), the row's `timer` saying which. The distance copy-back counts
-only in the host-clock `end_to_end_s`. Each solve is then checked by the certificate, compared with the
-reference on the sampled sources, and
-appended to `rows.jsonl` at once, so a crash loses at most the solve in flight and `--resume` skips what is
+only in the host-clock `end_to_end_s`. Each solve is then checked by the certificate (on the device, in
+`gpu.certificate`, when the distances are a CuPy array; on the host otherwise), compared with the reference on
+the sampled sources (on the host; the row's `certificate_device` says where the certificate ran), and appended
+to `rows.jsonl` at once, so a crash loses at most the solve in flight and `--resume` skips what is
 done. A failure (time limit, out of memory, exception, wrong answer, unsupported graph) becomes a row with its
 status and message, LDBC-style, and the run goes on.
+
+The roofline (`roofline.py`): when the config has a GPU implementation and a GPU is usable, the device's copy
+bandwidth and dependent-load latency are measured once per run (`manifest["roofline"]`), the all-arcs relax
+pass once per graph on the shared device graph, and each source's hop depth on the CPU
+(`manifest["graphs"][label]["roofline"]`); every solve row gets that source's `floor_s`, so the report can give
+every implementation's efficiency. Without a GPU (or without a GPU implementation) the manifest says why and
+`floor_s` stays null.
 """
 
 from __future__ import annotations
@@ -25,9 +33,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import impls, provenance, verify
+from . import impls, provenance, roofline, verify
 from .config import Config, Variant
 from .errors import NegativeCycleError, UnsupportedGraphError, UserError
+from .gpu import certificate as device_certificate
 from .gpu import runtime as gpu_runtime
 from .graphs import LoadedGraph, is_generator_spec, load_graph, resolve_path
 from .impls.base import Implementation, SolveResult, canonical_distances
@@ -138,6 +147,8 @@ class Runner:
         self.log = log or (lambda message: None)
         self.show_progress = show_progress
         self.outcome = RunOutcome(run_dir)
+        self.device_roofline: dict[str, Any] | None = None  # the run's device constants, when measured
+        self.floors: dict[tuple[str, int], float | None] = {}  # (graph label, source) -> floor seconds
         self.solved, self.failed_prepares = _load_done(self.rows_path) if resume else (set(), set())
         if resume:
             self.manifest = json.loads(self.manifest_path.read_text())
@@ -166,6 +177,7 @@ class Runner:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         write_json_atomic(self.manifest_path, self.manifest)
         self._preflight()
+        self._measure_device_roofline()
         writer = RowWriter(self.rows_path)
         total = len(self.config.graphs) * self._solves_per_graph(self.config.source_count)
         progress = Progress(total, enabled=self.show_progress)
@@ -195,6 +207,46 @@ class Runner:
             if not is_generator_spec(entry.graph):
                 resolve_path(entry.graph, self.config.datasets)
 
+    def _measure_device_roofline(self) -> None:
+        """(a) and (c) of the roofline, once per run, when a GPU implementation will run on a usable GPU."""
+        self.device_roofline = None
+        gpu_variants = [variant.name for variant in self.config.variants
+                        if impls.get(variant.implementation).device == "gpu"]
+        if not gpu_variants:
+            self.manifest["roofline"] = {"available": False, "reason": "no GPU implementation in the config"}
+            return
+        ok, why = gpu_runtime.gpu_status()
+        if not ok:
+            self.manifest["roofline"] = {"available": False, "reason": f"no GPU: {why}"}
+            self.log(f"roofline not measured: no GPU: {why}")
+            return
+        try:
+            constants = roofline.measure_device()
+        except Exception as error:  # never fails the run
+            reason = f"measurement failed: {error.__class__.__name__}: {error}"
+            self.manifest["roofline"] = {"available": False, "reason": reason}
+            self.log(f"roofline not measured: {reason}")
+            return
+        self.manifest["roofline"] = constants
+        self.device_roofline = constants
+        write_json_atomic(self.manifest_path, self.manifest)
+
+    def _graph_roofline(self, loaded: LoadedGraph, sources: list[int]) -> None:
+        """(b) and (d) of the roofline for this graph, and every source's floor (when the device's is known)."""
+        self.floors = {}
+        if self.device_roofline is None:
+            return
+        try:
+            record = roofline.graph_roofline(loaded.graph, sources, self.device_roofline)
+        except Exception as error:  # a graph that does not fit, a fault: recorded, and the run goes on
+            status, message = classify(error)
+            record = {"available": False, "reason": f"{status}: {message}"}
+            self.log(f"{loaded.label}: roofline not measured: {message}")
+        self.manifest["graphs"][loaded.label]["roofline"] = record
+        for item in record.get("per_source", []):
+            self.floors[(loaded.label, item["source"])] = item["floor_s"]
+        write_json_atomic(self.manifest_path, self.manifest)
+
     def _run_graph(self, entry, writer: RowWriter, progress: Progress) -> None:
         config = self.config
         progress.describe(entry.label, "loading")
@@ -219,12 +271,15 @@ class Runner:
         if len(sources) < config.source_count:
             self.log(f"{entry.label}: only {len(sources)} of {config.source_count} vertices qualify as sources")
             progress.advance(self._solves_per_graph(config.source_count) - self._solves_per_graph(len(sources)))
+        progress.describe(entry.label, "roofline")
+        self._graph_roofline(loaded, sources)
         references: dict[tuple[str, int], Any] = {}
         self.out_degrees = graph.out_degrees()  # for the reached-arc count of every solve on this graph
         try:
             for variant in config.variants:
                 self._run_variant(loaded, sources, variant, references, writer, progress)
         finally:
+            device_certificate.release()
             gpu_runtime.release_device_graphs()  # the next graph gets the device memory (a no-op without CuPy)
 
     def _record_graph(self, loaded: LoadedGraph, sources: list[int], load_s: float, sources_s: float) -> None:
@@ -339,7 +394,7 @@ class Runner:
         reached_arcs = int(self.out_degrees[reached].sum())
         row.update(reached_vertices=int(reached.sum()), reached_arcs=reached_arcs,
                    mteps=reached_arcs / time_s / 1e6 if time_s > 0 else None)
-        check = verify.certificate(graph, source, distances, kind=kind)
+        check, row["certificate_device"] = self._certificate(graph, source, result, distances, kind)
         row["certificate"] = bool(check.ok)
         problems = [] if check.ok else [f"certificate: {check.message}"]
         if index < config.reference_sources:
@@ -355,6 +410,19 @@ class Runner:
         if problems:
             row.update(status="wrong_answer", message="; ".join(problems))
         return row
+
+    def _certificate(self, graph, source: int, result: SolveResult, distances: np.ndarray,
+                     kind: str) -> tuple[verify.CheckResult, str]:
+        """The certificate and where it ran: on the device for a CuPy distance array it supports, else the host."""
+        if device_certificate.is_device_array(result.distances):
+            supported, _ = device_certificate.supports(graph, result.distances, result.unreached, kind)
+            if supported:
+                try:
+                    return device_certificate.certificate(graph, source, result.distances, result.unreached,
+                                                          kind), "gpu"
+                except Exception as error:  # the host certificate still decides
+                    self.log(f"device certificate failed ({error.__class__.__name__}: {error}); checked on the host")
+        return verify.certificate(graph, source, distances, kind=kind), "cpu"
 
     def _reference(self, loaded: LoadedGraph, kind: str, source: int, references: dict):
         """Reference distances for a sampled source, computed once per graph and shared by every variant."""
@@ -382,6 +450,7 @@ class Runner:
             "timer": "cuda-event" if implementation_class.device == "gpu" else "host",
             "reached_vertices": None, "reached_arcs": None, "mteps": None,
             "certificate": None, "reference": None, "counters": {},
+            "floor_s": None if source is None else self.floors.get((label, source)),
         }
 
     def _write_prepare(self, writer: RowWriter, label: str, variant: Variant, seconds, status: str, message: str):

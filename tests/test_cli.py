@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from sssp_bench.cli import cli
 
-COMMANDS = ["fetch", "generate", "run", "report", "list", "info"]
+COMMANDS = ["fetch", "generate", "run", "report", "list", "info", "roofline"]
 
 
 @pytest.fixture

@@ -308,7 +308,7 @@ def test_write_report_writes_four_files(tmp_path):
     for expected in ("## Provenance", "testhost", "Test CPU (8 logical cores)", "0123456789ab (dirty)",
                      "unit-test (abc123def456)", "none (CuPy not installed)", "## Results", "## Failures",
                      "## Metrics", "verified solves only", "arcs leaving reached vertices / time",
-                     "| g1 | gpu-x | sssp | gpu | 5/7 | 3.00 (2.00) | 1.00 | 0.333 | 8.33x | 500 |",
+                     "| g1 | gpu-x | sssp | gpu | 5/7 | 3.00 (2.00) | 1.00 | 0.333 |  | 8.33x | 500 |",
                      "**g1 / gpu-x**: wrong_answer (source 7): distance of vertex 3 is 5, expected 4",
                      "**g2 / cpu-dijkstra**: timeout ×2 (sources 0, 1): exceeded 60 s",
                      "![Speedup over cpu-dijkstra"):

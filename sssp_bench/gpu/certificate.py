@@ -1,0 +1,187 @@
+"""The shortest-path certificate on the device: `verify.certificate`'s checks on a CuPy distance array.
+
+The runner uses it for every solve whose distances come back as a CuPy array (`supports` says when it
+applies; otherwise the host certificate runs on the canonical copy). It checks, on the implementation's own
+array (int64 or int32, with the implementation's own "unreached" sentinel) and the shared device graph:
+
+  1. BFS levels: every reached level is >= 0 (integers are whole numbers already);
+  2. d[source] == 0;
+  3. no arc can still be relaxed (an arc from a reached u with v unreached, or d[u] + w < d[v]);
+  4. every reached vertex other than the source has a tight in-arc d[u] + w == d[v] from a reached u != v.
+
+Unreached vertices are exactly those holding the sentinel: condition 3 catches a sentinel where a path exists
+and condition 4 a finite value where none does. The kernels (`certificate.cu`) make one load-balanced pass
+over the arcs and one over the vertices and leave counts and the first offender of each kind in a few words;
+the host reads those back once and words the result exactly as `verify.certificate` does (same message, same
+counts), reading the few values a failure message names. Integer distances are compared exactly in int64 (the
+host twin converts to float64, which is exact below 2^53); float-weighted graphs and float distances are left
+to the host certificate and its tolerance.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..csr import CSRGraph
+from ..verify import CheckResult
+from ..verify import _format as format_value
+from . import runtime
+
+CU_FILE = Path(__file__).with_name("certificate.cu")
+ARC_BLOCK = 256
+ARC_TILE = 256 * 8  # ARC_BLOCK * ARC_ITEMS in arcs.cuh
+VERTEX_BLOCK = 256
+N_WORDS = 16
+(C_BAD, C_FIRST_BAD, C_VIOLATIONS, C_FIRST_ARC, C_UNSUPPORTED, C_FIRST_UNSUPPORTED, C_REACHED, C_SOURCE_VALUE,
+ C_REACHED_ARCS) = range(9)
+"""Result word indices, as in certificate.cu."""
+
+_SUFFIX = {np.dtype(np.int64): "i64", np.dtype(np.int32): "i32"}
+
+
+def is_device_array(distances: Any) -> bool:
+    """True for a CuPy array (without importing CuPy where it is not already loaded)."""
+    return type(distances).__module__.startswith("cupy") and hasattr(distances, "get")
+
+
+def supports(graph: CSRGraph, distances: Any, unreached: Any, kind: str = "sssp") -> tuple[bool, str]:
+    """(True, "") when the device certificate can check `distances`; else (False, why) and the host one must."""
+    if not is_device_array(distances):
+        return False, "the distances are not on the device"
+    dtype = np.dtype(distances.dtype)
+    if dtype not in _SUFFIX:
+        return False, f"{dtype} distances are checked on the host"
+    if kind == "sssp" and graph.weights is not None and graph.weights.dtype.kind == "f":
+        return False, "float weights are checked on the host, with its tolerance"
+    if isinstance(unreached, (bool, np.bool_)) or not isinstance(unreached, (int, np.integer)):
+        return False, f"unreached sentinel {unreached!r} is not an integer"
+    info = np.iinfo(dtype)
+    if not info.min <= int(unreached) <= info.max:
+        return False, f"unreached sentinel {unreached} does not fit {dtype}"
+    return True, ""
+
+
+class _Workspace:
+    """The module, the tight-in-arc marks and the result words, kept between calls on the same graph size."""
+
+    def __init__(self) -> None:
+        self.module = None
+        self.tight = None
+        self.words = None
+        self.readback = None
+
+    def get(self, n: int):
+        cp = runtime.cupy_module()
+        if self.module is None:
+            self.module = runtime.load_module(CU_FILE)
+        if self.tight is None or self.tight.size < max(n, 1):
+            self.tight = None
+            self.tight = cp.empty(max(n, 1), dtype=np.uint8)
+        if self.words is None:
+            self.words = cp.zeros(N_WORDS, dtype=np.uint64)
+            self.readback = runtime.HostReadback(self.words)
+        return self
+
+    def kernels(self, suffix: str):
+        """(arc kernel, vertex kernel) for int64 ("i64") or int32 ("i32") distances."""
+        module = self.module
+        if suffix == "i64":
+            return module.function("certificate_arcs_i64"), module.function("certificate_vertices_i64")
+        return module.function("certificate_arcs_i32"), module.function("certificate_vertices_i32")
+
+    def release(self) -> None:
+        self.tight = None
+
+
+_workspace = _Workspace()
+
+
+def release() -> None:
+    """Drop the per-vertex marks (the runner calls it with the device graphs, between graphs)."""
+    _workspace.release()
+
+
+def certificate(graph: CSRGraph, source: int, distances: Any, unreached: Any, kind: str = "sssp") -> CheckResult:
+    """`verify.certificate(graph, source, canonical(distances), kind)` computed on the device.
+
+    `distances`: the implementation's CuPy array (int64 or int32), `unreached` its sentinel. Raises ValueError
+    where `supports` says no.
+    """
+    if kind not in ("sssp", "bfs"):
+        raise ValueError(f"kind must be 'sssp' or 'bfs', not {kind!r}")
+    ok, why = supports(graph, distances, unreached, kind)
+    if not ok:
+        raise ValueError(f"device certificate: {why}")
+    n, m = graph.n, graph.m
+    what = "level" if kind == "bfs" else "distance"
+    if tuple(distances.shape) != (n,):
+        return CheckResult(False, f"{what}s have shape {tuple(distances.shape)}, expected ({n},) for n={n}")
+    if not 0 <= source < n:
+        return CheckResult(False, f"source {source} is not a vertex (n={n})")
+
+    cp = runtime.cupy_module()
+    dgraph = runtime.device_graph(graph, per_vertex_bytes=1, who="device certificate")
+    work = _workspace.get(n)
+    dist = cp.ascontiguousarray(distances)
+    suffix = _SUFFIX[np.dtype(dist.dtype)]
+    sentinel = np.int64(int(unreached))
+    unit = np.int32(1 if kind == "bfs" or dgraph.unit_weights else 0)
+    weights = dgraph.weights if not dgraph.float_weights else dgraph.weights.view(np.int32)  # never read (unit)
+    runtime.launch(work.module.function("certificate_reset"), runtime.blocks_for(n, VERTEX_BLOCK, cap=4096),
+                   VERTEX_BLOCK, (work.words, work.tight, np.int64(n)))
+    kernel_arcs, kernel_vertices = work.kernels(suffix)
+    runtime.launch(kernel_arcs, runtime.blocks_for(m, ARC_TILE), ARC_BLOCK, (
+        dgraph.row_offsets, dgraph.column_ids, weights, unit, np.int64(n), np.int64(m), dist, sentinel,
+        work.tight, work.words,
+    ))
+    runtime.launch(kernel_vertices, runtime.blocks_for(n, VERTEX_BLOCK, cap=4096), VERTEX_BLOCK, (
+        dgraph.row_offsets, np.int64(n), np.int64(source), dist, sentinel, np.int32(1 if kind == "bfs" else 0),
+        work.tight, work.words,
+    ))
+    words = work.readback.read().copy()
+
+    def canonical(raw: int) -> float:
+        return np.inf if raw == int(unreached) else float(raw)
+
+    def value_at(vertex: int) -> float:
+        return canonical(int(dist[vertex].item()))
+
+    if words[C_BAD]:
+        v = int(words[C_FIRST_BAD])
+        return CheckResult(False, f"vertex {v}: level {format_value(value_at(v))} is not a whole number >= 0",
+                           {"bad_values": int(words[C_BAD])})
+    source_value = canonical(int(words.view(np.int64)[C_SOURCE_VALUE]))
+    if source_value != 0:
+        return CheckResult(False, f"vertex {source} (the source): {what} is {format_value(source_value)}, expected 0")
+
+    problems = []
+    relax_violations = int(words[C_VIOLATIONS])
+    if relax_violations:
+        arc = int(words[C_FIRST_ARC])
+        u = int(np.searchsorted(np.asarray(graph.row_offsets), arc, side="right")) - 1
+        v = int(graph.column_ids[arc])
+        w_arc = 1.0 if kind == "bfs" or graph.weights is None else float(graph.weights[arc])
+        du, dv = value_at(u), value_at(v)
+        arc_name = f"arc {u}->{v}" if kind == "bfs" else f"arc {u}->{v} (w={format_value(w_arc)})"
+        problems.append(
+            f"vertex {v}: {what} {format_value(dv)}, but {arc_name} from {what} {format_value(du)} gives "
+            f"{format_value(du + w_arc)} ({relax_violations} arcs can still be relaxed)"
+        )
+    unsupported = int(words[C_UNSUPPORTED])
+    counts: dict[str, Any] = {"relax_violations": relax_violations, "unsupported_vertices": unsupported}
+    if unsupported:
+        v = int(words[C_FIRST_UNSUPPORTED])
+        need = "no parent one level up" if kind == "bfs" else "no tight in-arc (d[u] + w == d[v] from a reached u)"
+        problems.append(
+            f"vertex {v}: {what} {format_value(value_at(v))} but {need}: too small, or unreachable and should be "
+            f"inf ({unsupported} such vertices)"
+        )
+    if problems:
+        return CheckResult(False, "; and ".join(problems), counts)
+    reached = int(words[C_REACHED])
+    counts["reached"] = reached
+    return CheckResult(True, f"certificate holds: {reached} of {n} vertices reached", counts)
+

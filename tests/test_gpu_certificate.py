@@ -1,0 +1,231 @@
+"""The on-device certificate and the roofline measurements, on a GPU (marker `gpu`).
+
+The device certificate must say exactly what the host certificate says (ok, message, counts) on right answers
+and on each planted error, for int64 distances with DIST_INF and for int32 BFS levels with their sentinel.
+Skipped without CuPy (module-level importorskip) and without a usable CUDA device.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+
+import numpy as np
+import pytest
+
+cupy = pytest.importorskip("cupy")
+
+from sssp_bench import impls, roofline  # noqa: E402
+from sssp_bench.config import parse_config  # noqa: E402
+from sssp_bench.csr import CSRGraph, from_arcs  # noqa: E402
+from sssp_bench.generators import generate  # noqa: E402
+from sssp_bench.gpu import certificate as device_certificate  # noqa: E402
+from sssp_bench.gpu import runtime  # noqa: E402
+from sssp_bench.impls.base import SolveResult, canonical_distances  # noqa: E402
+from sssp_bench.runner import start_run  # noqa: E402
+from sssp_bench.verify import certificate, reference_distances  # noqa: E402
+from sssp_bench.weights import apply_weights  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+INT32_MAX = int(np.iinfo(np.int32).max)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def gpu_device():
+    ok, why = runtime.gpu_status()
+    if not ok:
+        pytest.skip(f"no usable GPU: {why}")
+    os.environ[runtime.SYNC_CHECK_ENV] = "1"
+    yield
+    os.environ.pop(runtime.SYNC_CHECK_ENV, None)
+    device_certificate.release()
+    runtime.release_device_graphs()
+
+
+def as_array(canonical: np.ndarray, dtype, unreached: int) -> np.ndarray:
+    """Canonical float64 distances (inf = unreached) as an implementation's integer array with its sentinel."""
+    out = np.full(len(canonical), unreached, dtype=dtype)
+    finite = np.isfinite(canonical)
+    out[finite] = canonical[finite].astype(dtype)
+    return out
+
+
+def both(graph: CSRGraph, source: int, values: np.ndarray, unreached: int, kind: str):
+    """(host certificate, device certificate) on the same integer array."""
+    host = certificate(graph, source, canonical_distances(SolveResult(values, unreached)), kind=kind)
+    device = device_certificate.certificate(graph, source, cupy.asarray(values), unreached, kind=kind)
+    return host, device
+
+
+def assert_agree(graph, source, values, unreached, kind, expect_ok):
+    host, device = both(graph, source, values, unreached, kind)
+    assert host.ok is expect_ok, host.message
+    assert (device.ok, device.message, device.counts) == (host.ok, host.message, host.counts)
+
+
+def plants(graph: CSRGraph, source: int, values: np.ndarray, unreached: int, rng) -> dict[str, np.ndarray]:
+    """Each planted error that applies to this answer: name -> the corrupted copy."""
+    reached = np.flatnonzero(values != unreached)
+    others = reached[reached != source]
+    unreached_vertices = np.flatnonzero(values == unreached)
+    planted = {}
+    if len(others):
+        v = int(rng.choice(others))
+        planted["too large"] = values.copy()
+        planted["too large"][v] += 1
+        planted["too small"] = values.copy()
+        planted["too small"][v] -= 1
+        planted["reached marked unreached"] = values.copy()
+        planted["reached marked unreached"][v] = unreached
+        if values.dtype == np.int64:
+            planted["huge"] = values.copy()  # d[u] + w would overflow int64
+            planted["huge"][v] = np.iinfo(np.int64).max - 1
+    planted["wrong source distance"] = values.copy()
+    planted["wrong source distance"][source] = 5
+    if len(unreached_vertices):
+        planted["unreachable given a finite distance"] = values.copy()
+        planted["unreachable given a finite distance"][int(rng.choice(unreached_vertices))] = 7
+    return planted
+
+
+GRAPHS = {
+    "rmat": lambda: generate("rmat:n=4096,m=32768,seed=21"),
+    "random-sparse": lambda: generate("random:n=3000,m=2500,seed=22"),  # many unreached vertices
+    "grid-negative": lambda: apply_weights(generate("grid:rows=30,cols=30,seed=23"),
+                                           "negative:min=1,max=50,potential=20,seed=4"),
+    "rmat-unweighted": lambda: generate("rmat:n=2048,m=16384,seed=24").with_weights(None),
+    "diamond": lambda: from_arcs(7, [0, 0, 0, 2, 1, 2, 3, 3, 6], [1, 2, 2, 1, 3, 3, 3, 4, 0],
+                                 [4, 3, 1, 2, 1, 5, 0, 0, 1], name="diamond"),
+    "zero-cycle": lambda: from_arcs(5, [0, 1, 2, 2, 4, 4], [1, 2, 1, 3, 4, 3], [0, 0, 0, 2, 0, 0]),
+}
+
+
+def sources_of(graph: CSRGraph) -> list[int]:
+    degrees = graph.out_degrees()
+    return list(dict.fromkeys([0, int(np.argmax(degrees)), graph.n - 1]))
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_sssp_distances_agree_on_right_answers_and_planted_errors(name):
+    graph = GRAPHS[name]()
+    rng = np.random.default_rng(5)
+    for source in sources_of(graph):
+        values = as_array(reference_distances(graph, source), np.int64, runtime.DIST_INF)
+        assert_agree(graph, source, values, runtime.DIST_INF, "sssp", True)
+        for planted_name, planted in plants(graph, source, values, runtime.DIST_INF, rng).items():
+            host, device = both(graph, source, planted, runtime.DIST_INF, "sssp")
+            assert not host.ok, f"{name} {planted_name}: the host certificate missed it"
+            assert (device.ok, device.message, device.counts) == (host.ok, host.message, host.counts), planted_name
+
+
+@pytest.mark.parametrize("unreached", [-1, INT32_MAX])
+@pytest.mark.parametrize("name", ["rmat", "random-sparse", "grid-negative", "diamond"])
+def test_bfs_levels_agree_on_right_answers_and_planted_errors(name, unreached):
+    graph = GRAPHS[name]()
+    rng = np.random.default_rng(6)
+    for source in sources_of(graph):
+        levels = as_array(reference_distances(graph, source, kind="bfs"), np.int32, unreached)
+        assert_agree(graph, source, levels, unreached, "bfs", True)
+        planted = plants(graph, source, levels, unreached, rng)
+        reached = np.flatnonzero((levels != unreached) & (np.arange(graph.n) != source))
+        if len(reached):
+            planted["negative level"] = levels.copy()
+            planted["negative level"][int(reached[0])] = -3 if unreached != -3 else -4
+        for planted_name, values in planted.items():
+            host, device = both(graph, source, values, unreached, "bfs")
+            assert not host.ok, f"{name} {planted_name}: the host certificate missed it"
+            assert (device.ok, device.message, device.counts) == (host.ok, host.message, host.counts), planted_name
+
+
+def test_float_weights_and_float_distances_are_left_to_the_host():
+    graph = generate("rmat:n=256,m=2048,seed=1")
+    floats = graph.with_weights(graph.weights.astype(np.float32))
+    values = cupy.zeros(graph.n, dtype=np.int64)
+    assert device_certificate.supports(floats, values, runtime.DIST_INF, "sssp")[0] is False
+    assert device_certificate.supports(floats, values, runtime.DIST_INF, "bfs")[0] is True
+    assert device_certificate.supports(graph, values.astype(np.float64), np.inf, "sssp")[0] is False
+    assert device_certificate.supports(graph, values.get(), runtime.DIST_INF, "sssp")[0] is False
+
+
+def test_the_runner_certifies_gpu_solves_on_the_device_and_records_the_roofline(tmp_path):
+    text = """
+        graphs:
+          - {graph: "rmat:n=2048,m=16384,seed=2", label: rmat}
+          - {graph: "grid:rows=24,cols=24,seed=1", label: grid}
+        implementations: [cpu-dijkstra, lonestar, bf-frontier]
+        sources: {count: 3, seed: 1}
+        baseline: cpu-dijkstra
+        verification: {reference_sources: 1}
+    """
+    config = parse_config(textwrap.dedent(text), str(tmp_path / "r.yaml"), default_name="r")
+    config.output, config.datasets = tmp_path / "results", tmp_path / "datasets"
+    outcome = start_run(config, run_id="r", show_progress=False)
+    manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
+    constants = manifest["roofline"]
+    assert constants["available"] is True, constants
+    assert constants["copy_bandwidth_gbs"] > 10 and 10 < constants["chain_latency_ns"] < 100_000
+    rows = [json.loads(line) for line in (outcome.run_dir / "rows.jsonl").read_text().splitlines()]
+    solves = [row for row in rows if row["phase"] == "solve"]
+    assert solves and all(row["status"] == "ok" and row["certificate"] is True for row in solves), solves
+    assert {row["certificate_device"] for row in solves if row["device"] == "gpu"} == {"gpu"}
+    assert {row["certificate_device"] for row in solves if row["device"] == "cpu"} == {"cpu"}
+    for label in ("rmat", "grid"):
+        record = manifest["graphs"][label]["roofline"]
+        assert record["available"] is True and record["time_per_arc_ns"] > 0 and record["relax_pass_ms"] > 0
+        floors = {item["source"]: item["floor_s"] for item in record["per_source"]}
+        assert set(floors) == set(manifest["graphs"][label]["sources"])
+        for row in solves:
+            if row["graph"] == label:
+                assert row["floor_s"] == floors[row["source"]] and row["floor_s"] > 0
+                assert row["reached_arcs"] == next(item["reached_arcs"] for item in record["per_source"]
+                                                   if item["source"] == row["source"])
+    from sssp_bench.report import summarize
+
+    summary = summarize(outcome.run_dir)
+    assert summary["efficiency"].notna().all()
+
+
+def test_a_wrong_gpu_answer_is_caught_by_the_device_certificate(tmp_path, monkeypatch):
+    implementation_class = impls.get("lonestar")
+    real_solve = implementation_class.solve
+
+    def wrong_solve(self, source):
+        result = real_solve(self, source)
+        changed = cupy.flatnonzero((result.distances != runtime.DIST_INF)
+                                   & (cupy.arange(self.graph.n) != source))
+        if changed.size:
+            result.distances[changed[0]] += 1
+        return result
+
+    monkeypatch.setattr(implementation_class, "solve", wrong_solve)
+    text = """
+        graphs: ["rmat:n=1024,m=8192,seed=3"]
+        implementations: [lonestar]
+        sources: {count: 2, seed: 1}
+        baseline: null
+        verification: {reference_sources: 0}
+    """
+    config = parse_config(textwrap.dedent(text), str(tmp_path / "w.yaml"), default_name="w")
+    config.output, config.datasets = tmp_path / "results", tmp_path / "datasets"
+    outcome = start_run(config, run_id="w", show_progress=False)
+    rows = [json.loads(line) for line in (outcome.run_dir / "rows.jsonl").read_text().splitlines()]
+    solves = [row for row in rows if row["phase"] == "solve"]
+    assert solves and all(row["status"] == "wrong_answer" and row["certificate"] is False for row in solves)
+    assert all(row["certificate_device"] == "gpu" and "can still be relaxed" in row["message"] for row in solves)
+
+
+def test_the_roofline_measurements_are_sane():
+    device = roofline.measure_device()
+    assert device["available"] is True
+    assert 50 < device["copy_bandwidth_gbs"] < 20_000
+    assert device["chain_bytes"] >= 4 * device["l2_bytes"]
+    assert 50 < device["chain_latency_ns"] < 10_000
+    graph = generate("rmat:n=65536,m=1048576,seed=4")
+    record = roofline.graph_roofline(graph, [0, 1, 2], device)
+    assert record["arcs"] == graph.m and record["time_per_arc_ns"] > 0
+    for item in record["per_source"]:
+        expected = max(item["reached_arcs"] * record["time_per_arc_ns"], item["hop_depth"] * device["chain_latency_ns"])
+        assert item["floor_s"] == pytest.approx(expected * 1e-9)
+    runtime.release_device_graphs()
