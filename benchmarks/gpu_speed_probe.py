@@ -28,7 +28,7 @@ def main() -> int:
     parser.add_argument("--output", default="/tmp/gpu-probe")
     parser.add_argument("--rmat-scale", type=int, default=20)
     parser.add_argument("--grid", type=int, default=1000)
-    parser.add_argument("--implementations", default="lonestar,bf-edge,bf-frontier")
+    parser.add_argument("--implementations", default="lonestar,bf-edge,bf-frontier,workfront,near-far")
     args = parser.parse_args()
     n = 2**args.rmat_scale
     text = f"""

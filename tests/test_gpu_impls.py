@@ -27,13 +27,17 @@ from sssp_bench.errors import NegativeCycleError, UnsupportedGraphError  # noqa:
 from sssp_bench.generators import generate  # noqa: E402
 from sssp_bench.gpu import runtime  # noqa: E402
 from sssp_bench.impls import canonical_distances  # noqa: E402
+from sssp_bench.impls.near_far import auto_delta  # noqa: E402
+from sssp_bench import roofline  # noqa: E402
 from sssp_bench.runner import start_run  # noqa: E402
 from sssp_bench.verify import certificate, compare, reference_distances  # noqa: E402
 from sssp_bench.weights import apply_weights  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
-GPU_IMPLEMENTATIONS = ["lonestar", "bf-edge", "bf-frontier"]
+GPU_IMPLEMENTATIONS = ["lonestar", "bf-edge", "bf-frontier", "workfront", "near-far"]
+NEGATIVE_OK = [name for name in GPU_IMPLEMENTATIONS if impls.get(name).negative_weights]  # all but near-far
+QUEUE_IMPLEMENTATIONS = ["workfront", "near-far"]  # device-driven rounds, batched readbacks
 NEGATIVE = "negative:min=1,max=100,potential=50,seed=1"
 REPO = Path(__file__).resolve().parents[1]
 
@@ -102,7 +106,7 @@ def test_generated_graphs_match_the_reference(name, spec):
     check_against_reference(name, graph, some_sources(graph, 4))
 
 
-@pytest.mark.parametrize("name", GPU_IMPLEMENTATIONS)
+@pytest.mark.parametrize("name", NEGATIVE_OK)
 @pytest.mark.parametrize("spec", ["rmat:n=2048,m=16384,seed=11", "grid:rows=30,cols=30,seed=12",
                                   "random:n=2000,m=12000,seed=13"])
 def test_negative_weights_without_negative_cycles(name, spec):
@@ -118,7 +122,7 @@ def test_unweighted_and_unit_weights(name):
     check_against_reference(name, apply_weights(graph, "unit"), some_sources(graph))
 
 
-@pytest.mark.parametrize("name", GPU_IMPLEMENTATIONS)
+@pytest.mark.parametrize("name", NEGATIVE_OK)
 def test_a_reachable_negative_cycle_is_reported(name):
     # 1 -> 2 -> 1 weighs -2 and is reachable from 0; from 3 it is not, so 3's distances exist.
     graph = from_arcs(5, [0, 1, 2, 2, 3], [1, 2, 1, 3, 4], [5, -3, 1, 2, 7], name="negative-cycle")
@@ -127,7 +131,7 @@ def test_a_reachable_negative_cycle_is_reported(name):
     check_against_reference(name, graph, [3, 4])
 
 
-@pytest.mark.parametrize("name", GPU_IMPLEMENTATIONS)
+@pytest.mark.parametrize("name", NEGATIVE_OK)
 def test_a_negative_self_loop_and_a_long_negative_cycle(name):
     loop = from_arcs(3, [0, 1, 1], [1, 1, 2], [1, -1, 1], name="negative-self-loop")
     (_, _, error), = solve_all(name, loop, [0])
@@ -234,6 +238,81 @@ def test_launch_refuses_python_scalars():
     assert dist.get().tolist() == [runtime.DIST_INF, 0, runtime.DIST_INF, runtime.DIST_INF]
 
 
+# --- workfront and near-far ----------------------------------------------------------------------------------
+
+
+def test_near_far_refuses_negative_weights():
+    graph = apply_weights(generate("grid:rows=10,cols=10,seed=1"), NEGATIVE)
+    implementation = impls.get("near-far")()
+    with pytest.raises(UnsupportedGraphError, match="non-negative weights"):
+        implementation.prepare(graph)
+    implementation.teardown()
+
+
+@pytest.mark.parametrize("spec", ["rmat:n=4096,m=65536,seed=3", "grid:rows=30,cols=40,seed=5", "road:n=3000,seed=10",
+                                  "random:n=3000,m=24000,seed=4"])
+def test_near_far_delta_values_give_the_same_distances(spec):
+    graph = generate(spec)
+    sources = some_sources(graph, 3)
+    runs = {}
+    for delta in (1, 0, 2**40):  # one-wide buckets, the automatic default, everything near (a Workfront Sweep)
+        implementation = impls.get("near-far")(delta=delta)
+        implementation.prepare(graph)
+        try:
+            runs[delta] = []
+            for source in sources:  # copied before the next solve overwrites the device distances
+                result = implementation.solve(source)
+                runs[delta].append((canonical_distances(result), result.counters))
+        finally:
+            implementation.teardown()
+    for index, source in enumerate(sources):
+        expected = reference_distances(graph, source)
+        for delta, results in runs.items():
+            distances, counters = results[index]
+            compared = compare(expected, distances)
+            assert compared.ok, f"near-far delta={delta} on {spec} from {source}: {compared.message}"
+            assert counters["delta"] == (delta or auto_delta(graph))
+    assert all(counters["splits"] == 0 for _, counters in runs[2**40])
+    assert any(counters["splits"] > 0 for _, counters in runs[1])
+
+
+@pytest.mark.parametrize("name", QUEUE_IMPLEMENTATIONS)
+@pytest.mark.parametrize("spec", ["chain:n=700,seed=6", "grid:rows=40,cols=40,seed=19"])
+def test_graph_replays_batched_launches_and_one_round_per_readback_agree(name, spec):
+    graph = generate(spec)  # hundreds of rounds: batches of up to 16
+    variants = {"graphs": impls.get(name)(), "launches": impls.get(name)(graphs=False),
+                "counted": impls.get(name)(count_relaxations=True)}
+    for implementation in variants.values():
+        implementation.prepare(graph)
+    assert variants["graphs"].graphs and not variants["launches"].graphs and not variants["counted"].graphs
+    try:
+        for source in (0, graph.n // 2, graph.n - 1):
+            results = {}
+            for key, implementation in variants.items():  # each copied before its next solve
+                result = implementation.solve(source)
+                results[key] = (canonical_distances(result), result.counters)
+            expected = reference_distances(graph, source)
+            for key, (distances, counters) in results.items():
+                assert compare(expected, distances).ok, f"{name} ({key}) from {source}"
+            counted = results["counted"][1]
+            sizes = counted["frontier_sizes"]
+            assert len(sizes) == len(counted["relaxations_per_iteration"]) == counted["iterations"]
+            assert counted["iterations"] == 0 or (sizes[0] == 1 and min(sizes) >= 1)
+            if spec.startswith("chain"):  # one vertex a round: the round counts do not depend on timing
+                iterations = {key: counters["iterations"] for key, (_, counters) in results.items()}
+                assert len(set(iterations.values())) == 1 and iterations["counted"] > 1, iterations
+    finally:
+        for implementation in variants.values():
+            implementation.teardown()
+
+
+@pytest.mark.parametrize("name", QUEUE_IMPLEMENTATIONS)
+def test_queues_larger_than_one_grid_of_tiles(name):
+    # about 1M arcs: a full queue has more 512-arc tiles than one wave of blocks, so blocks take several tiles
+    graph = generate("rmat:n=65536,m=1048576,seed=21")
+    check_against_reference(name, graph, some_sources(graph, 2))
+
+
 # --- real graphs ------------------------------------------------------------------------------------------------
 
 
@@ -284,8 +363,9 @@ def test_wiki_vote(name):
     if graph.weights is None:
         graph = apply_weights(graph, "uniform:min=1,max=100,seed=1")
     check_against_reference(name, graph, some_sources(graph, 3))
-    check_against_reference(name, apply_weights(graph, "negative:min=1,max=100,potential=50,seed=2,base=keep"),
-                            some_sources(graph, 2))
+    if impls.get(name).negative_weights:
+        check_against_reference(name, apply_weights(graph, "negative:min=1,max=100,potential=50,seed=2,base=keep"),
+                                some_sources(graph, 2))
 
 
 # --- through the runner -------------------------------------------------------------------------------------
@@ -296,7 +376,7 @@ def test_a_tiny_run_through_the_runner_is_all_ok(tmp_path):
         graphs:
           - {graph: "rmat:n=2048,m=16384,seed=2", label: rmat}
           - {graph: "grid:rows=24,cols=24,seed=1", label: grid-negative, weights: "negative:min=1,max=50,potential=20,seed=3"}
-        implementations: [cpu-dijkstra, cpu-bf-queue, lonestar, bf-edge, bf-frontier]
+        implementations: [cpu-dijkstra, cpu-bf-queue, lonestar, bf-edge, bf-frontier, workfront, near-far]
         sources: {count: 4, seed: 1}
         warmup: 1
         baseline: null
@@ -307,11 +387,12 @@ def test_a_tiny_run_through_the_runner_is_all_ok(tmp_path):
     outcome = start_run(config, run_id="gpu", show_progress=False)
     rows = [json.loads(line) for line in (outcome.run_dir / "rows.jsonl").read_text().splitlines()]
     problems = [(row["graph"], row["variant"], row["phase"], row["status"], row["message"]) for row in rows
-                if row["status"] not in ("ok",) and not (row["variant"] == "cpu-dijkstra" and row["status"] == "unsupported")]
+                if row["status"] not in ("ok",)
+                and not (row["variant"] in ("cpu-dijkstra", "near-far") and row["status"] == "unsupported")]
     assert not problems, problems
     solves = [row for row in rows if row["phase"] == "solve" and row["status"] == "ok"]
     gpu_rows = [row for row in solves if row["device"] == "gpu"]
-    assert len(gpu_rows) == 3 * 2 * 4
+    assert len(gpu_rows) == 4 * 2 * 4 + 1 * 4  # near-far refuses the negative grid
     assert all(row["timer"] == "cuda-event" and row["time_s"] > 0 and row["end_to_end_s"] >= 0 for row in gpu_rows)
     assert all(row["certificate"] is True for row in solves)
     assert all(row["timer"] == "host" for row in solves if row["device"] == "cpu")
@@ -336,7 +417,11 @@ def test_a_graph_that_does_not_fit_becomes_an_out_of_memory_row_and_the_run_goes
         calls.append(1)
         return (1 << 20, 80 << 30) if len(calls) == 1 else real_free()
 
+    def no_roofline():  # the run's roofline measurement would take the faked first call
+        raise RuntimeError("not measured in this test")
+
     runtime.release_device_graphs()
+    monkeypatch.setattr(roofline, "measure_device", no_roofline)
     monkeypatch.setattr(runtime, "free_device_bytes", free_bytes)
     outcome = start_run(config, run_id="oom", show_progress=False)
     rows = [json.loads(line) for line in (outcome.run_dir / "rows.jsonl").read_text().splitlines()]

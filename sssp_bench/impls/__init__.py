@@ -19,6 +19,8 @@ MODULES = [
     "lonestar",
     "bf_edge",
     "bf_frontier",
+    "workfront",
+    "near_far",
 ]
 
 _registry: dict[str, type[Implementation]] | None = None

@@ -1,0 +1,177 @@
+// Davidson et al.'s Near-Far Pile (the H-BF paper's "Near-Far Pile" comparator), non-negative weights only.
+//
+// A threshold T splits the work: the near queue holds vertices whose distance is below T, the far pile the
+// others. Each round: (1) `near_far_advance` advances the near queue with the load-balanced advance of
+// advance.cuh; an improved vertex goes to the next near queue when its new distance is below T, else onto the
+// far pile (each once: round stamps for the near queue, epoch stamps for the far pile); (2) when that left the
+// near queue empty, T rises and `near_far_split` splits the far pile (otherwise it does nothing): entries whose
+// distance fell below the old T are stale (they were queued near when they fell, and settled) and dropped,
+// those below the new T form the next near queue, the rest the next far pile. T rises by delta, or by a
+// multiple of delta straight to the bucket of the smallest distance pushed onto the far pile, so empty
+// buckets cost nothing (the minimum is kept as pushes happen; distances only fall, so it bounds the pile's
+// true minimum from above and the jump never skips past a vertex that still needs work: anything below the
+// new T goes near).
+//
+// Who decides the split: the last block of `near_far_advance` to finish (a block-done counter, after every
+// thread's fence), which then sees the final size of the next near queue. It writes NF_SPLIT, and either carries
+// the far state forward into the next slot or writes the new T and epoch there; `near_far_split` only reads
+// these, so no block of it can see a near queue that another block is filling.
+//
+// Control state lives in three rotating slots of status words, NF_SLOT_WORDS each, from NF_SLOT0; slot
+// r % 3 holds round r's input state: the near queue's packed counter, the far pile's size and minimum, T and
+// the epoch (the number of splits so far; far pile e lives in half e % 2 of the pile array). Round r's advance
+// appends to its own slot's far pile, writes the next near queue into slot (r + 1) % 3 and completes that slot
+// (its last block: the far state carried forward, or the new T and epoch, the split then adding what it keeps),
+// and resets slot (r + 2) % 3 (round r - 1's, read by nobody any more). The round index comes from the host; nothing else does, so the
+// host can launch several rounds before it reads the words back, or replay them as a captured CUDA graph
+// (the kernels' round is words[NF_BASE] + their round argument). Done when a slot's near queue and far pile
+// are both empty; NF_ROUNDS counts the rounds that had work, NF_SPLITS the splits.
+#include "advance.cuh"
+
+#define NF_SLOT0 8
+#define NF_SLOT_WORDS 5
+#define NF_NEAR 0       // packed counter of the near queue (advance.cuh)
+#define NF_FAR_COUNT 1  // far pile entries
+#define NF_FAR_MIN 2    // smallest distance pushed onto the far pile (DIST_INF when none)
+#define NF_THRESHOLD 3  // T
+#define NF_EPOCH 4      // splits so far
+#define NF_ROUNDS 23
+#define NF_SPLITS 24
+#define NF_SPLIT 25        // 1: round r's split runs (written by round r's advance, read by its split)
+#define NF_BLOCKS_DONE 26  // advance blocks finished this round; the last one resets it
+#define NF_BASE 27         // added to the kernels' round argument (advance_bump_base, for graph replays)
+#define NF_WORDS 32
+
+__device__ __forceinline__ word_t* nf_slot(word_t* words, long long round) {
+    return words + NF_SLOT0 + NF_SLOT_WORDS * (round % 3);
+}
+
+__device__ __forceinline__ void nf_reset_slot(word_t* slot) {
+    slot[NF_NEAR] = 0ULL;
+    slot[NF_FAR_COUNT] = 0ULL;
+    slot[NF_FAR_MIN] = (word_t)DIST_INF;
+    slot[NF_THRESHOLD] = 0ULL;
+    slot[NF_EPOCH] = 0ULL;
+}
+
+// The smallest old + k * delta above far_minimum (k >= 1), saturating at DIST_INF.
+__device__ __forceinline__ dist_t nf_next_threshold(dist_t old_threshold, dist_t far_minimum, dist_t delta) {
+    long long k = far_minimum >= old_threshold ? (far_minimum - old_threshold) / delta + 1 : 1;
+    if (old_threshold >= DIST_INF || k > (DIST_INF - old_threshold) / delta) return DIST_INF;
+    return old_threshold + k * delta;
+}
+
+// stamps: n near-queue stamps, then n far-pile stamps.
+extern "C" __global__ void near_far_init(dist_t* dist, int* stamps, long long n, long long source,
+                                         long long source_degree, vertex_t* vertices, long long* starts,
+                                         int* tile_first, word_t* words, int shift, long long delta) {
+    frontier_init(dist, stamps, 2 * n, n, source, source_degree, vertices, starts, tile_first, words, NF_WORDS);
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        for (int s = 0; s < 3; ++s) nf_reset_slot(nf_slot(words, s));
+        word_t* first = nf_slot(words, 0);
+        if (source_degree > 0) first[NF_NEAR] = (1ULL << shift) + (word_t)source_degree;
+        first[NF_THRESHOLD] = (word_t)delta;  // the source (distance 0 < delta) is near
+    }
+}
+
+extern "C" __global__ void near_far_advance(const offset_t* __restrict__ row_offsets,
+                                            const vertex_t* __restrict__ column_ids,
+                                            const weight_t* __restrict__ weights, int unit_weights, dist_t* dist,
+                                            vertex_t* vertices, long long* starts, int* tile_first, int* stamps,
+                                            vertex_t* piles, long long n, long long tiles_per_queue,
+                                            word_t* words, int shift, long long round_offset, long long delta,
+                                            int count_relaxations) {
+    __shared__ int last_block;
+    long long round = (long long)words[NF_BASE] + round_offset;  // nobody writes NF_BASE during a round
+    word_t* current = nf_slot(words, round);
+    word_t* next = nf_slot(words, round + 1);
+    word_t in_packed = current[NF_NEAR];
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        nf_reset_slot(nf_slot(words, round + 2));
+        // the far count only grows during this kernel, and only when the near queue is not empty
+        if (in_packed != 0ULL || current[NF_FAR_COUNT] != 0ULL) words[NF_ROUNDS] += 1ULL;
+    }
+    long long epoch = (long long)current[NF_EPOCH];
+    dist_t threshold = (dist_t)current[NF_THRESHOLD];
+    if (in_packed != 0ULL) {  // block-uniform
+        FarPile far;
+        far.threshold = threshold;
+        far.pile = piles + (epoch & 1) * n;
+        far.counter = &current[NF_FAR_COUNT];
+        far.minimum = &current[NF_FAR_MIN];
+        far.stamps = stamps + n;
+        far.stamp = (int)(epoch + 1);
+        long long in = round & 1, out = in ^ 1;
+        advance_queue<true>(row_offsets, column_ids, weights, unit_weights, dist,
+                            vertices + in * n, starts + in * n, tile_first + in * tiles_per_queue, in_packed, shift,
+                            vertices + out * n, starts + out * n, tile_first + out * tiles_per_queue,
+                            &next[NF_NEAR], stamps, (int)(round + 1), far, words, count_relaxations);
+    }
+    // The last block to finish decides whether this round's split runs.
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) last_block = atomicAdd(&words[NF_BLOCKS_DONE], 1ULL) == (word_t)(gridDim.x - 1);
+    __syncthreads();
+    if (!last_block || threadIdx.x != 0) return;
+    __threadfence();
+    word_t near_out = atomicAdd(&next[NF_NEAR], 0ULL);
+    word_t far_count = atomicAdd(&current[NF_FAR_COUNT], 0ULL);
+    word_t far_min = atomicMin(&current[NF_FAR_MIN], (word_t)DIST_INF);
+    if (near_out != 0ULL || far_count == 0ULL) {  // no split: carry the far pile and T forward
+        next[NF_FAR_COUNT] = far_count;
+        next[NF_FAR_MIN] = far_min;
+        next[NF_THRESHOLD] = (word_t)threshold;
+        next[NF_EPOCH] = (word_t)epoch;
+        words[NF_SPLIT] = 0ULL;
+    } else {  // next[NF_FAR_COUNT] / [NF_FAR_MIN] stay reset (0 / DIST_INF) for the entries the split keeps
+        next[NF_THRESHOLD] = (word_t)nf_next_threshold(threshold, (dist_t)far_min, (dist_t)delta);
+        next[NF_EPOCH] = (word_t)(epoch + 1);
+        words[NF_SPLITS] += 1ULL;
+        words[NF_SPLIT] = 1ULL;
+    }
+    words[NF_BLOCKS_DONE] = 0ULL;
+}
+
+// Round r's split (when NF_SPLIT says so): the far pile of slot r % 3 into slot (r + 1) % 3's near queue and
+// far pile, by the old T (slot r % 3) and the new T (slot (r + 1) % 3, set by the advance's last block).
+extern "C" __global__ void near_far_split(const offset_t* __restrict__ row_offsets, const dist_t* __restrict__ dist,
+                                          vertex_t* vertices, long long* starts, int* tile_first, int* stamps,
+                                          vertex_t* piles, long long n, long long tiles_per_queue, word_t* words,
+                                          int shift, long long round_offset) {
+    if (words[NF_SPLIT] == 0ULL) return;
+    long long round = (long long)words[NF_BASE] + round_offset;
+    word_t* current = nf_slot(words, round);
+    word_t* next = nf_slot(words, round + 1);
+    long long far_count = (long long)current[NF_FAR_COUNT];
+    dist_t old_threshold = (dist_t)current[NF_THRESHOLD];
+    dist_t new_threshold = (dist_t)next[NF_THRESHOLD];
+    long long epoch = (long long)current[NF_EPOCH];
+    const vertex_t* pile = piles + (epoch & 1) * n;
+    vertex_t* kept = piles + ((epoch + 1) & 1) * n;
+    long long out = (round + 1) & 1;
+    int near_stamp = (int)(round + 1);  // the advance pushed nothing near, so no vertex holds this stamp yet
+    int far_stamp = (int)(epoch + 2);
+    long long stride = (long long)gridDim.x * WF_BLOCK;
+    for (long long base = (long long)blockIdx.x * WF_BLOCK; base < far_count; base += stride) {  // warp-uniform
+        long long i = base + threadIdx.x;
+        bool want_near = false, want_far = false;
+        vertex_t v = 0;
+        dist_t d = 0;
+        long long degree = 0;
+        if (i < far_count) {
+            v = pile[i];
+            d = dist[v];
+            if (d >= old_threshold) {  // below it: stale, settled through the near queue
+                if (d < new_threshold) {
+                    degree = out_degree(row_offsets, v);
+                    want_near = claim(stamps, v, near_stamp);
+                } else {
+                    want_far = claim(stamps + n, v, far_stamp);
+                }
+            }
+        }
+        warp_push_entries(want_near, v, degree, &next[NF_NEAR], shift, vertices + out * n, starts + out * n,
+                          tile_first + out * tiles_per_queue);
+        warp_push_far(want_far, v, d, &next[NF_FAR_COUNT], &next[NF_FAR_MIN], kept);
+    }
+}

@@ -1,0 +1,82 @@
+"""The Workfront Sweep and Near-Far Pile modules without a GPU: registration, parameters, the automatic delta,
+and that the Python side's status-word indices and block sizes match the #defines of their CUDA sources."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sssp_bench import impls
+from sssp_bench.csr import from_arcs
+from sssp_bench.errors import ConfigError
+from sssp_bench.gpu.runtime import module_source
+from sssp_bench.impls import near_far, workfront
+
+IMPLS = Path(workfront.__file__).resolve().parent
+
+
+def defines(cu_name: str) -> dict[str, int]:
+    """The integer #defines of a .cu file and its headers: plain numbers, or (A * B) of earlier ones."""
+    source, _ = module_source(IMPLS / cu_name)
+    found: dict[str, int] = {}
+    for name, text in re.findall(r"^#define (\w+) (.+)$", source, flags=re.MULTILINE):
+        factors = [factor.strip() for factor in text.split("//")[0].strip().strip("()").split("*")]
+        try:
+            values = [found[factor] if factor in found else int(factor, 10) for factor in factors]
+        except ValueError:
+            continue
+        found[name] = int(np.prod(values))
+    return found
+
+
+def test_both_are_registered_gpu_implementations():
+    registry = impls.registry()
+    wf, nf = registry["workfront"], registry["near-far"]
+    assert wf.device == nf.device == "gpu" and wf.kind == nf.kind == "sssp"
+    assert wf.negative_weights and not nf.negative_weights
+    assert set(nf.parameters) == {"count_relaxations", "delta", "graphs"} and nf.parameters["delta"].default == 0
+    assert set(wf.parameters) == {"count_relaxations", "graphs"} and wf.parameters["graphs"].default is True
+    for cls in (wf, nf):
+        assert (IMPLS / cls.cu_file).is_file() and cls.description
+        ok, why = cls.available()
+        assert ok or why  # unavailable only with a reason
+
+
+def test_delta_is_validated():
+    assert near_far.NearFarPile(delta=7).params["delta"] == 7
+    with pytest.raises(ConfigError, match="delta"):
+        near_far.NearFarPile(delta=-1)
+    with pytest.raises(ConfigError, match="int"):
+        near_far.NearFarPile(delta=1.5)
+
+
+def test_automatic_delta_is_warp_size_times_average_weight_over_average_degree():
+    # 4 vertices, 8 arcs (average degree 2), weights averaging 10: 32 * 10 / 2 = 160
+    arcs = [(0, 1, 5), (0, 2, 15), (1, 2, 10), (1, 3, 10), (2, 3, 10), (2, 0, 10), (3, 0, 5), (3, 1, 15)]
+    graph = from_arcs(4, *zip(*arcs))
+    assert near_far.auto_delta(graph) == 160
+    assert near_far.auto_delta(graph.with_weights(None)) == 16  # unit weights
+    assert near_far.auto_delta(graph.with_weights(np.zeros(8, np.int32))) == 1  # at least 1
+    assert near_far.auto_delta(from_arcs(3, [], [], np.zeros(0, np.int32))) == 1
+
+
+def test_status_words_and_block_sizes_agree_with_the_kernels():
+    wf, nf = defines("workfront.cu"), defines("near_far.cu")
+    assert wf["WF_BLOCK"] == nf["WF_BLOCK"] == workfront.ADVANCE_BLOCK
+    assert wf["WF_TILE"] == workfront.TILE
+    assert (wf["WF_QUEUE0"], wf["WF_ROUNDS"], wf["WF_BASE"]) == (workfront.WF_QUEUE0, workfront.WF_ROUNDS,
+                                                                 workfront.WF_BASE)
+    assert workfront.WorkfrontSweep.base_word == wf["WF_BASE"] < wf["WF_WORDS"]
+    assert near_far.NearFarPile.base_word == nf["NF_BASE"] < nf["NF_WORDS"]
+    assert wf["WF_WORDS"] <= workfront.STATUS_WORDS and nf["NF_WORDS"] <= workfront.STATUS_WORDS
+    assert wf["N_WORDS"] <= wf["WF_QUEUE0"]  # the control words come after common.cuh's
+    assert (nf["NF_SLOT0"], nf["NF_SLOT_WORDS"], nf["NF_NEAR"], nf["NF_FAR_COUNT"]) == (
+        near_far.NF_SLOT0, near_far.NF_SLOT_WORDS, near_far.NF_NEAR, near_far.NF_FAR_COUNT)
+    assert (nf["NF_ROUNDS"], nf["NF_SPLITS"]) == (near_far.NF_ROUNDS, near_far.NF_SPLITS)
+    assert nf["NF_SLOT0"] + 3 * nf["NF_SLOT_WORDS"] <= nf["NF_ROUNDS"] < nf["NF_WORDS"]
+    assert len({nf["NF_ROUNDS"], nf["NF_SPLITS"], nf["NF_SPLIT"], nf["NF_BLOCKS_DONE"], nf["NF_BASE"]}) == 5
+    assert max(nf["NF_ROUNDS"], nf["NF_SPLITS"], nf["NF_SPLIT"], nf["NF_BLOCKS_DONE"], nf["NF_BASE"]) < nf["NF_WORDS"]
+    assert workfront.BATCH_SIZES == tuple(2**k for k in range(len(workfront.BATCH_SIZES)))
