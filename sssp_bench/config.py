@@ -93,6 +93,19 @@ class Config:
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
+def select_graphs(config: Config, labels: list[str]) -> Config:
+    """The config restricted to the graphs with these labels (in the config's order), e.g. to split a long run
+    over several sessions; the selection is part of the config's hash, so a resume must make the same one."""
+    known = [graph.label for graph in config.graphs]
+    unknown = [label for label in labels if label not in known]
+    if unknown:
+        raise ConfigError(f"{config.path}: no graph labelled {unknown[0]!r} (graphs: {', '.join(known)})")
+    config.graphs = [graph for graph in config.graphs if graph.label in labels]
+    config.raw["graphs"] = [entry for entry in config.raw["graphs"] if entry["label"] in labels]
+    config.raw["selected_graphs"] = [graph.label for graph in config.graphs]
+    return config
+
+
 class _Locator:
     """Line numbers of YAML nodes by key path, so an error can say where in the file it is."""
 

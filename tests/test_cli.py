@@ -92,3 +92,17 @@ def test_list_shows_implementations_and_generators(invoke):
     assert result.exit_code == 0
     for name in ("cpu-dijkstra", "cpu-bf-queue", "cpu-bf", "cpu-bfs", "rmat", "kron", "grid"):
         assert name in result.output
+
+
+def test_run_can_take_some_graphs_and_report_merges_the_runs(invoke, tmp_path):
+    (tmp_path / "two.yaml").write_text(
+        "graphs: [{graph: 'grid:rows=5,cols=5', label: grid}, {graph: 'chain:n=30', label: chain}]\n"
+        "implementations: [cpu-dijkstra]\nsources: {count: 3}\n")
+    assert invoke("run", "two.yaml", "--graph", "grid", "--run-id", "a", "--no-progress").exit_code == 0
+    assert invoke("run", "two.yaml", "--graph", "chain", "--run-id", "b", "--no-progress").exit_code == 0
+    manifest = json.loads((tmp_path / "results" / "a" / "manifest.json").read_text())
+    assert list(manifest["graphs"]) == ["grid"] and manifest["config"]["selected_graphs"] == ["grid"]
+    merged = invoke("report", "results/a", "results/b", "--out", "merged")
+    assert merged.exit_code == 0 and "grid" in merged.output and "chain" in merged.output
+    refused = invoke("run", "two.yaml", "--graph", "ring")
+    assert refused.exit_code == 2 and "no graph labelled 'ring' (graphs: grid, chain)" in refused.output

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# One device-machine call: install without an index, optionally run the GPU tests, run some graphs of a
+# benchmark config into $OUT, and print the report table last (the reply carries the end of the output).
+#   benchmarks/gpu_session.sh [--tests] CONFIG RUN_ID LABEL...
+# Real files the config needs travel in .carry/datasets (a --mirror for sssp-bench fetch).
+set -uo pipefail
+export PYTHONUNBUFFERED=1
+run_tests=0
+if [ "${1:-}" = "--tests" ]; then run_tests=1; shift; fi
+config=$1 run_id=$2; shift 2
+out=${OUT:-/tmp/out}
+mkdir -p "$out"
+python3 -m pip install -q --no-deps --no-build-isolation -e . || exit 1
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
+if [ "$run_tests" = 1 ]; then
+  python3 -m pytest -m gpu -q -p no:cacheprovider 2>&1 | tail -5 | tee "$out/gpu-tests.txt"
+fi
+datasets=/tmp/sssp-datasets
+sssp-bench fetch USA-road-d.NY --mirror .carry/datasets --datasets "$datasets" --no-progress
+graphs=()
+for label in "$@"; do graphs+=(--graph "$label"); done
+timeout "${RUN_SECONDS:-480}" sssp-bench run "$config" "${graphs[@]}" --datasets "$datasets" \
+  --output "$out/results" --run-id "$run_id" --no-progress
+echo "run exit status: $?"
+sssp-bench report "$out/results/$run_id" > "$out/report.txt" 2>&1
+tail -n 40 "$out/report.txt"
