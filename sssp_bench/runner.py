@@ -247,8 +247,28 @@ class Runner:
             self.floors[(loaded.label, item["source"])] = item["floor_s"]
         write_json_atomic(self.manifest_path, self.manifest)
 
+    def _graph_finished(self, label: str) -> bool:
+        """On resume: every variant solved every source this graph had (or failed to prepare), so the graph need
+        not be loaded, nor its sources and roofline measured, again."""
+        recorded = self.manifest.get("graphs", {}).get(label)
+        if not recorded or "sources" not in recorded:
+            return False
+        count = len(recorded["sources"])
+        for variant in self.config.variants:
+            if (label, variant.name) in self.failed_prepares:
+                continue
+            wanted = min(variant.max_sources or count, count)
+            if any((label, variant.name, repetition, index) not in self.solved
+                   for repetition in range(self.config.repetitions) for index in range(wanted)):
+                return False
+        return True
+
     def _run_graph(self, entry, writer: RowWriter, progress: Progress) -> None:
         config = self.config
+        if self._graph_finished(entry.label):
+            progress.advance(self._solves_per_graph(len(self.manifest["graphs"][entry.label]["sources"])))
+            self.log(f"{entry.label}: finished in an earlier session; not loaded again")
+            return
         progress.describe(entry.label, "loading")
         started = time.perf_counter()
         try:

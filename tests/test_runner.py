@@ -85,6 +85,23 @@ def test_resume_after_a_crash_finishes_without_repeating(tmp_path):
     assert json.loads((outcome.run_dir / "manifest.json").read_text())["resumed"]
 
 
+def test_resume_does_not_load_a_graph_that_was_finished(tmp_path, monkeypatch):
+    config = make_config(tmp_path, TINY)
+    outcome = start_run(config, run_id="tiny", show_progress=False)
+    rows_path = outcome.run_dir / "rows.jsonl"
+    lines = rows_path.read_text().splitlines(keepends=True)
+    rows_path.write_text("".join(lines[:-3]))  # the last three solves (on the second graph) were lost
+
+    loaded = []
+    import sssp_bench.runner as runner_module
+
+    original = runner_module.load_graph
+    monkeypatch.setattr(runner_module, "load_graph", lambda *args: loaded.append(args[1]) or original(*args))
+    resume_run(config, outcome.run_dir, show_progress=False)
+    assert loaded == ["rmat"]  # grid was complete: not generated, sourced or measured again
+    assert len([row for row in read_rows(outcome.run_dir) if row["phase"] == "solve"]) == 2 * 3 * 5
+
+
 def test_resume_refuses_a_changed_config(tmp_path):
     outcome = start_run(make_config(tmp_path, TINY), run_id="tiny", show_progress=False)
     changed = make_config(tmp_path, TINY + "    repetitions: 2\n")
