@@ -53,7 +53,7 @@ SUMMARY_COLUMNS = [
     "failures", "time_median_ms", "time_min_ms", "time_q25_ms", "time_q75_ms", "time_iqr_ms",
     "end_to_end_median_ms", "mteps_median", "reached_arcs_median", "efficiency", "floor_median_ms", "speedup",
     "baseline", "baseline_run_id",
-    "speedup_note", "prepare_ms", "prepare_status",
+    "speedup_note", "prepare_ms", "prepare_status", "target_mteps", "target_met",
 ] + [f"n_{outcome}" for outcome in FAILURE_OUTCOMES]
 
 METRIC_DEFINITIONS = (
@@ -184,6 +184,7 @@ def summarize(runs: Any) -> pd.DataFrame:
     records = [_summarize_group(run_id, graph, label, group) for (run_id, graph, label), group in groups]
     summary = pd.DataFrame.from_records(records)
     _add_speedups(summary, rows, loaded, manifests)
+    _add_targets(summary, manifests)
 
     # Graph-major order, graphs and variants in the order the runs first met them (the config's order).
     graph_order = {graph: index for index, graph in enumerate(dict.fromkeys(rows["graph"]))}
@@ -192,6 +193,67 @@ def summarize(runs: Any) -> pd.DataFrame:
     summary["_label_order"] = summary["variant"].map(label_order)
     summary = summary.sort_values(["_graph_order", "_label_order"], kind="stable")
     return summary.drop(columns=["_graph_order", "_label_order"]).reset_index(drop=True)[SUMMARY_COLUMNS]
+
+
+def target_scale(manifest: dict[str, Any]) -> tuple[float | None, str]:
+    """(device bandwidth / paper bandwidth, the device) for a run whose config has targets; None when the run's
+    GPU is unknown or matches no `device_bandwidth_gbs` entry."""
+    targets = (manifest.get("config") or {}).get("targets") or {}
+    gpu = ((manifest.get("provenance") or {}).get("gpu") or {})
+    name = str(gpu.get("name") or "")
+    for fragment, bandwidth in (targets.get("device_bandwidth_gbs") or {}).items():
+        if fragment and fragment in name:
+            return bandwidth / targets["paper_bandwidth_gbs"], f"{name} ({bandwidth:g} GB/s)"
+    return None, name or "no GPU"
+
+
+def _add_targets(summary: pd.DataFrame, manifests: dict[str, dict[str, Any]]) -> None:
+    """target_mteps = the paper's MTEPS x bandwidth scale for (graph, implementation) where the config has one;
+    target_met = the median MTEPS over verified solves reaches it."""
+    targets_mteps, met = [], []
+    for row in summary.itertuples(index=False):
+        manifest = manifests.get(str(row.run_id), {})
+        goals = ((manifest.get("config") or {}).get("targets") or {}).get("mteps", {}).get(row.graph, {})
+        variant = str(row.variant).split("/", 1)[-1]
+        paper = goals.get(variant, goals.get(row.implementation))
+        scale, _ = target_scale(manifest)
+        if paper is None or scale is None:
+            targets_mteps.append(np.nan)
+            met.append(None)
+        else:
+            targets_mteps.append(paper * scale)
+            met.append(bool(pd.notna(row.mteps_median) and row.mteps_median >= paper * scale))
+    summary["target_mteps"] = targets_mteps
+    summary["target_met"] = met
+
+
+def _target_lines(manifests: list[dict[str, Any]], summary: pd.DataFrame) -> list[str]:
+    """The config's speed targets (papers' MTEPS scaled by memory bandwidth) against what was measured."""
+    with_targets = [m for m in manifests if ((m.get("config") or {}).get("targets") or {}).get("mteps")]
+    if not with_targets:
+        return []
+    lines = ["## Speed targets", ""]
+    for manifest in with_targets:
+        targets = manifest["config"]["targets"]
+        scale, device = target_scale(manifest)
+        scale_text = f"x {scale:.2f}" if scale else "unknown (no matching GPU: not checked)"
+        lines.append(f"Run {_md(manifest['run_id'])}: {_md(targets.get('source') or 'paper numbers')}; scaled by memory "
+                     f"bandwidth, {_md(device)} / {targets['paper_bandwidth_gbs']:g} GB/s = {scale_text}.")
+        lines.append("")
+    lines += ["| graph | implementation | paper MTEPS | target MTEPS | measured MTEPS | met |", "|---|---|---:|---:|---:|---|"]
+    for row in summary.itertuples(index=False):
+        manifest = next((m for m in with_targets if str(m["run_id"]) == str(row.run_id)), None)
+        if manifest is None:
+            continue
+        goals = manifest["config"]["targets"]["mteps"].get(row.graph, {})
+        paper = goals.get(str(row.variant).split("/", 1)[-1], goals.get(row.implementation))
+        if paper is None:
+            continue
+        target = "-" if pd.isna(row.target_mteps) else format_number(row.target_mteps)
+        verdict = "-" if row.target_met is None else ("yes" if row.target_met else "**no**")
+        lines.append(f"| {_md(row.graph)} | {_md(row.variant)} | {paper:g} | {target} | "
+                     f"{format_number(row.mteps_median)} | {verdict} |")
+    return lines + [""]
 
 
 def _as_runs(runs: Any) -> list[tuple[dict[str, Any], pd.DataFrame]]:
@@ -607,6 +669,7 @@ def render_markdown(runs: Sequence[tuple[dict[str, Any], pd.DataFrame]], summary
                       "`baseline_run_id`): compare the runs' hosts above.", ""]
     lines += [f"![{chart_title}]({chart_name}.svg)", ""]
     lines += _roofline_lines(manifests)
+    lines += _target_lines(manifests, summary)
 
     lines += ["## Failures", "", "Every solve or prepare that did not end verified, grouped by what went wrong.", ""]
     failure_lines = _failure_lines(runs)

@@ -364,3 +364,27 @@ def test_chart_with_ten_graphs_and_eight_variants(tmp_path):
             rows.append(solve(f"graph-{g}", f"gpu-variant-{v}", 0.05 / (v + 1) ** 1.5 * (1 + g / 10), device="gpu"))
     paths = write_report(write_run(tmp_path / "r1", manifest("r1", graphs=graphs), rows))
     assert paths["png"].stat().st_size > 10_000
+
+
+def test_speed_targets_are_scaled_by_bandwidth_and_checked(tmp_path):
+    # gpu-x on g1: 1000 arcs in 1..5 ms -> median 0.333 MTEPS; the paper's 0.01 MTEPS x (4800 / 288) = 0.167
+    targets = {"source": "a paper's Table 2", "paper_bandwidth_gbs": 288.0,
+               "device_bandwidth_gbs": {"H100": 3350.0, "H200": 4800.0},
+               "mteps": {"g1": {"gpu-x": 0.01, "cpu-dijkstra": 1.0}}}
+    run = manifest("r1", config={"name": "unit-test", "targets": targets})
+    run["provenance"]["gpu"] = {"available": True, "name": "NVIDIA H200"}
+    summary = summarize(write_run(tmp_path / "r1", run, standard_rows()))
+    assert row_of(summary, "g1", "gpu-x")["target_mteps"] == pytest.approx(0.01 * 4800 / 288)
+    assert row_of(summary, "g1", "gpu-x")["target_met"] is True
+    assert row_of(summary, "g1", "cpu-dijkstra")["target_met"] is False
+    assert row_of(summary, "g2", "gpu-x")["target_met"] is None
+    markdown = (tmp_path / "r1" / write_report([tmp_path / "r1"])["markdown"].name).read_text()
+    assert "## Speed targets" in markdown and "x 16.67" in markdown and "| **no** |" in markdown
+
+
+def test_speed_targets_without_a_matching_gpu_are_not_checked(tmp_path):
+    targets = {"source": "t", "paper_bandwidth_gbs": 288.0, "device_bandwidth_gbs": {"H100": 3350.0},
+               "mteps": {"g1": {"gpu-x": 0.01}}}
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1", config={"name": "u", "targets": targets}),
+                                  standard_rows()))
+    assert row_of(summary, "g1", "gpu-x")["target_met"] is None
