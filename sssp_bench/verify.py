@@ -154,32 +154,49 @@ def certificate(
                 first_violation = (start + arc, int(tails[arc]), float(w[arc]))
         has_tight_in_arc[heads[tight]] = True
 
-    # Both checks' first offences go in the message: a value too small on one vertex usually shows first as a
-    # relaxable arc out of it, so the vertex without a tight in-arc is the more telling half.
-    problems = []
-    if first_violation is not None:
-        arc, u, w_arc = first_violation
-        v = int(graph.column_ids[arc])
-        arc_name = f"arc {u}->{v}" if kind == "bfs" else f"arc {u}->{v} (w={_format(w_arc)})"
-        problems.append(
-            f"vertex {v}: {what} {_format(d[v])}, but {arc_name} from {what} {_format(d[u])} gives "
-            f"{_format(d[u] + w_arc)} ({relax_violations} arcs can still be relaxed)"
-        )
     unsupported = np.isfinite(d) & ~has_tight_in_arc
     unsupported[source] = False
     orphans = np.flatnonzero(unsupported)
-    counts = {"relax_violations": relax_violations, "unsupported_vertices": int(len(orphans))}
-    if len(orphans):
-        v = int(orphans[0])
+    violation = None
+    if first_violation is not None:
+        arc, u, w_arc = first_violation
+        v = int(graph.column_ids[arc])
+        violation = (u, v, w_arc, float(d[u]), float(d[v]))
+    orphan = (int(orphans[0]), float(d[orphans[0]])) if len(orphans) else None
+    reached = int(np.count_nonzero(np.isfinite(d)))
+    note = f" (relative tolerance {rtol:g})" if rtol else ""
+    return certificate_verdict(n, kind, relax_violations, violation, int(len(orphans)), orphan, reached, note)
+
+
+def certificate_verdict(n: int, kind: str, relax_violations: int, first_violation: tuple | None,
+                        unsupported: int, first_unsupported: tuple | None, reached: int, note: str = "") -> CheckResult:
+    """The certificate's verdict from its counts and first offences: shared by the pass above and the device
+    pass (gpu/certificate.py), so both say the same thing about the same answer.
+
+    first_violation: (u, v, w, d[u], d[v]) of the first arc that can still be relaxed, or None;
+    first_unsupported: (v, d[v]) of the first reached vertex without a tight in-arc, or None.
+    Both offences go in the message: a value too small on one vertex usually shows first as a relaxable arc out
+    of it, so the vertex without a tight in-arc is the more telling half.
+    """
+    what = "level" if kind == "bfs" else "distance"
+    problems = []
+    if first_violation is not None:
+        u, v, w_arc, du, dv = first_violation
+        arc_name = f"arc {u}->{v}" if kind == "bfs" else f"arc {u}->{v} (w={_format(w_arc)})"
+        problems.append(
+            f"vertex {v}: {what} {_format(dv)}, but {arc_name} from {what} {_format(du)} gives "
+            f"{_format(du + w_arc)} ({relax_violations} arcs can still be relaxed)"
+        )
+    counts: dict[str, Any] = {"relax_violations": relax_violations, "unsupported_vertices": unsupported}
+    if first_unsupported is not None:
+        v, dv = first_unsupported
         need = "no parent one level up" if kind == "bfs" else "no tight in-arc (d[u] + w == d[v] from a reached u)"
         problems.append(
-            f"vertex {v}: {what} {_format(d[v])} but {need}: too small, or unreachable and should be inf "
-            f"({len(orphans)} such vertices)"
+            f"vertex {v}: {what} {_format(dv)} but {need}: too small, or unreachable and should be inf "
+            f"({unsupported} such vertices)"
         )
     if problems:
         return CheckResult(False, "; and ".join(problems), counts)
-    reached = int(np.count_nonzero(np.isfinite(d)))
-    note = f" (relative tolerance {rtol:g})" if rtol else ""
     counts["reached"] = reached
     return CheckResult(True, f"certificate holds: {reached} of {n} vertices reached{note}", counts)
 

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..csr import CSRGraph
-from ..verify import CheckResult
+from ..verify import CheckResult, certificate_verdict
 from ..verify import _format as format_value
 from . import runtime
 
@@ -157,31 +157,18 @@ def certificate(graph: CSRGraph, source: int, distances: Any, unreached: Any, ki
     if source_value != 0:
         return CheckResult(False, f"vertex {source} (the source): {what} is {format_value(source_value)}, expected 0")
 
-    problems = []
     relax_violations = int(words[C_VIOLATIONS])
+    violation = None
     if relax_violations:
         arc = int(words[C_FIRST_ARC])
         u = int(np.searchsorted(np.asarray(graph.row_offsets), arc, side="right")) - 1
         v = int(graph.column_ids[arc])
         w_arc = 1.0 if kind == "bfs" or graph.weights is None else float(graph.weights[arc])
-        du, dv = value_at(u), value_at(v)
-        arc_name = f"arc {u}->{v}" if kind == "bfs" else f"arc {u}->{v} (w={format_value(w_arc)})"
-        problems.append(
-            f"vertex {v}: {what} {format_value(dv)}, but {arc_name} from {what} {format_value(du)} gives "
-            f"{format_value(du + w_arc)} ({relax_violations} arcs can still be relaxed)"
-        )
+        violation = (u, v, w_arc, value_at(u), value_at(v))
     unsupported = int(words[C_UNSUPPORTED])
-    counts: dict[str, Any] = {"relax_violations": relax_violations, "unsupported_vertices": unsupported}
+    orphan = None
     if unsupported:
         v = int(words[C_FIRST_UNSUPPORTED])
-        need = "no parent one level up" if kind == "bfs" else "no tight in-arc (d[u] + w == d[v] from a reached u)"
-        problems.append(
-            f"vertex {v}: {what} {format_value(value_at(v))} but {need}: too small, or unreachable and should be "
-            f"inf ({unsupported} such vertices)"
-        )
-    if problems:
-        return CheckResult(False, "; and ".join(problems), counts)
-    reached = int(words[C_REACHED])
-    counts["reached"] = reached
-    return CheckResult(True, f"certificate holds: {reached} of {n} vertices reached", counts)
+        orphan = (v, value_at(v))
+    return certificate_verdict(n, kind, relax_violations, violation, unsupported, orphan, int(words[C_REACHED]))
 
