@@ -29,21 +29,18 @@ from .parsing import (
     S_BLANKS,
     S_BLOCK_START,
     S_COMMENTS,
-    S_ERROR,
-    S_ERROR_AT,
     S_LAST_SOURCE,
     S_LINE,
     S_N,
-    S_RECORDS,
     S_SELF_LOOPS,
     S_SORTED,
     STATUS_DONE,
-    STATUS_ERROR,
     STATUS_NEED_SPACE,
     TOKEN_OK,
     TOKEN_TOO_LARGE,
     ArcStore,
     FormatParser,
+    finish_chunk,
     integer_tokens,
     is_separator,
     line_end,
@@ -130,21 +127,10 @@ def _parse_arc_lines(buffer, position, state, sources, targets, weights):
             break
         position = line_end(buffer, at, end) + 1
         line += 1
-    if error:
-        status = STATUS_ERROR
-        state[S_ERROR] = error
-        state[S_ERROR_AT] = line_start
-    if status != STATUS_DONE:
-        position = line_start
-    state[S_LINE] = line
-    state[S_ARCS] = arcs
-    state[S_RECORDS] = arcs
     state[S_LAST_SOURCE] = last_source
     state[S_SORTED] = sorted_sources
-    state[S_SELF_LOOPS] = self_loops
-    state[S_COMMENTS] = comments
-    state[S_BLANKS] = blanks
-    return status, min(position, end)
+    return finish_chunk(state, status, error, line_start, position, end, line, arcs, arcs, self_loops, comments,
+                        blanks)
 
 
 class DimacsParser(FormatParser):

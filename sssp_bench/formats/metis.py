@@ -35,21 +35,19 @@ from .parsing import (
     S_BLANKS,
     S_BLOCK_START,
     S_COMMENTS,
-    S_ERROR,
-    S_ERROR_AT,
     S_FORMAT,
     S_LINE,
     S_N,
     S_RECORDS,
     S_SELF_LOOPS,
     STATUS_DONE,
-    STATUS_ERROR,
     STATUS_NEED_SPACE,
     TOKEN_BAD,
     TOKEN_MISSING,
     TOKEN_OK,
     ArcStore,
     FormatParser,
+    finish_chunk,
     integer_tokens,
     line_end,
     read_integer,
@@ -166,19 +164,8 @@ def _parse_vertex_lines(buffer, position, state, targets, weights, row_offsets, 
             vertex += 1
         position = line_end(buffer, at, end) + 1
         line += 1
-    if error:
-        status = STATUS_ERROR
-        state[S_ERROR] = error
-        state[S_ERROR_AT] = line_start
-    if status != STATUS_DONE:
-        position = line_start
-    state[S_LINE] = line
-    state[S_ARCS] = arcs
-    state[S_RECORDS] = vertex
-    state[S_SELF_LOOPS] = self_loops
-    state[S_COMMENTS] = comments
-    state[S_BLANKS] = blanks
-    return status, min(position, end)
+    return finish_chunk(state, status, error, line_start, position, end, line, arcs, vertex, self_loops, comments,
+                        blanks)
 
 
 @njit(inline="always", cache=True)

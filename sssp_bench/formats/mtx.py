@@ -44,17 +44,13 @@ from .parsing import (
     S_BLANKS,
     S_BLOCK_START,
     S_COMMENTS,
-    S_ERROR,
-    S_ERROR_AT,
     S_FORMAT,
     S_LAST_SOURCE,
     S_LINE,
     S_N,
     S_RECORDS,
-    S_SELF_LOOPS,
     S_SORTED,
     STATUS_DONE,
-    STATUS_ERROR,
     STATUS_FALLBACK,
     STATUS_NEED_SPACE,
     TOKEN_BAD,
@@ -62,6 +58,7 @@ from .parsing import (
     TOKEN_OK,
     ArcStore,
     FormatParser,
+    finish_chunk,
     integer_tokens,
     is_separator,
     line_end,
@@ -342,22 +339,11 @@ def _parse_entry_lines(buffer, position, state, sources, targets, int_weights, r
                 value_end += 1
             state[S_FALLBACK_END] = value_end
             break
-    if error:
-        status = STATUS_ERROR
-        state[S_ERROR] = error
-        state[S_ERROR_AT] = line_start
-    if status == STATUS_ERROR or status == STATUS_NEED_SPACE:
-        position = line_start
-    state[S_LINE] = line
-    state[S_ARCS] = arcs
-    state[S_RECORDS] = entries
     state[S_LAST_SOURCE] = last_source
     state[S_SORTED] = sorted_sources
-    state[S_SELF_LOOPS] = diagonal
     state[S_DIAGONAL] = diagonal
-    state[S_COMMENTS] = comments
-    state[S_BLANKS] = blanks
-    return status, min(position, end)
+    return finish_chunk(state, status, error, line_start, position, end, line, arcs, entries, diagonal, comments,
+                        blanks)
 
 
 @njit(cache=True)

@@ -155,6 +155,27 @@ def skip_token(buffer, position, end):
 
 
 @njit(inline="always", cache=True)
+def finish_chunk(state, status, error, line_start, position, end, line, arcs, records, self_loops, comments,
+                 blanks):
+    """The end of every body parser's pass over a chunk: record an error and where its line starts, rewind to
+    the start of the line that was not stored (a bad line, or a full output block), and keep the counters every
+    format shares. Returns (status, the position to resume from)."""
+    if error:
+        status = STATUS_ERROR
+        state[S_ERROR] = error
+        state[S_ERROR_AT] = line_start
+    if status == STATUS_ERROR or status == STATUS_NEED_SPACE:
+        position = line_start
+    state[S_LINE] = line
+    state[S_ARCS] = arcs
+    state[S_RECORDS] = records
+    state[S_SELF_LOOPS] = self_loops
+    state[S_COMMENTS] = comments
+    state[S_BLANKS] = blanks
+    return status, min(position, end)
+
+
+@njit(inline="always", cache=True)
 def record_irregular_line(irregular, state, records, line):
     """Remember that line `line` (1-based) is not a record and comes after `records` records."""
     count = state[S_IRREGULAR]

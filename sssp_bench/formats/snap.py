@@ -35,22 +35,19 @@ from .parsing import (
     S_BLANKS,
     S_BLOCK_START,
     S_COMMENTS,
-    S_ERROR,
-    S_ERROR_AT,
     S_FORMAT,
     S_LAST_SOURCE,
     S_LINE,
-    S_RECORDS,
     S_SELF_LOOPS,
     S_SORTED,
     STATUS_DONE,
-    STATUS_ERROR,
     STATUS_NEED_SPACE,
     TOKEN_BAD,
     TOKEN_MISSING,
     TOKEN_OK,
     ArcStore,
     FormatParser,
+    finish_chunk,
     line_end,
     read_integer,
     skip_blanks,
@@ -144,23 +141,12 @@ def _parse_edge_lines(buffer, position, state, sources, targets, weights):
             arcs += 1
         position = line_end(buffer, at, end) + 1
         line += 1
-    if error:
-        status = STATUS_ERROR
-        state[S_ERROR] = error
-        state[S_ERROR_AT] = line_start
-    if status != STATUS_DONE:
-        position = line_start
-    state[S_LINE] = line
-    state[S_ARCS] = arcs
-    state[S_RECORDS] = arcs
     state[S_COLUMNS] = columns
     state[S_MAX_ID] = max_id
     state[S_LAST_SOURCE] = last_source
     state[S_SORTED] = sorted_sources
-    state[S_SELF_LOOPS] = self_loops
-    state[S_COMMENTS] = comments
-    state[S_BLANKS] = blanks
-    return status, min(position, end)
+    return finish_chunk(state, status, error, line_start, position, end, line, arcs, arcs, self_loops, comments,
+                        blanks)
 
 
 @njit(parallel=True, cache=True)
