@@ -24,7 +24,6 @@ never leaves a half-written graph behind.
 
 from __future__ import annotations
 
-import json
 import os
 import struct
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from .errors import GraphFormatError
+from .jsonfile import read_json, write_json_atomic
 
 MAGIC = b"SSSPCSR\0"
 FORMAT_VERSION = 1
@@ -167,27 +167,12 @@ def _write_array(out, array: np.ndarray, dtype: np.dtype, chunk: int = 1 << 24) 
 
 
 def write_sidecar(path: str | os.PathLike, data: dict[str, Any]) -> Path:
-    target = sidecar_path(path)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(data, indent=2, sort_keys=True, default=_json_default) + "\n")
-    os.replace(temporary, target)
-    return target
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
+    return write_json_atomic(sidecar_path(path), data, sort_keys=True)
 
 
 def read_sidecar(path: str | os.PathLike) -> dict[str, Any]:
     target = sidecar_path(path)
-    if not target.exists():
-        return {}
-    try:
-        return json.loads(target.read_text())
-    except json.JSONDecodeError as error:
-        raise GraphFormatError(f"{target}: line {error.lineno}: not valid JSON ({error.msg})") from None
+    return read_json(target, GraphFormatError) if target.exists() else {}
 
 
 def read_header(path: str | os.PathLike) -> dict[str, Any]:

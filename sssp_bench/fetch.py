@@ -11,7 +11,6 @@ with an entry not yet checked (numbers from the collection's page) is a warning,
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -23,6 +22,7 @@ import numpy as np
 from . import __version__, archive, catalog, describe, download, formats, generators
 from .csr import write_csr
 from .errors import GraphFormatError, UserError
+from .jsonfile import read_json, write_json_atomic
 
 RECORDED_HASHES = "recorded-hashes.json"
 
@@ -37,22 +37,14 @@ class Fetched:
 
 def recorded_hashes(datasets: Path) -> dict[str, dict]:
     path = datasets / RECORDED_HASHES
-    if not path.exists():
-        return {}
-    try:
-        return json.loads(path.read_text())
-    except json.JSONDecodeError as error:
-        raise UserError(f"{path}: line {error.lineno}: not valid JSON ({error.msg}); delete it to start afresh") from None
+    return read_json(path, hint="; delete it to start afresh") if path.exists() else {}
 
 
 def _record_hash(datasets: Path, entry: catalog.Entry, downloaded: download.Downloaded) -> None:
     hashes = recorded_hashes(datasets)
     hashes[entry.file_name] = {"sha256": downloaded.sha256, "size": downloaded.size, "url": downloaded.url,
                                "recorded": _now()}
-    path = datasets / RECORDED_HASHES
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(hashes, indent=2, sort_keys=True) + "\n")
-    os.replace(temporary, path)
+    write_json_atomic(datasets / RECORDED_HASHES, hashes, sort_keys=True)
 
 
 def _now() -> str:

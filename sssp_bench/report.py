@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import UserError
+from .jsonfile import read_json
 from .provenance import describe_gpu
 
 MANIFEST_FILE = "manifest.json"
@@ -84,12 +85,7 @@ def load_run(path: str | os.PathLike[str]) -> tuple[dict[str, Any], pd.DataFrame
     rows_path = run_dir / ROWS_FILE
     if not manifest_path.is_file():
         raise UserError(f"{run_dir}: not a run directory (no {MANIFEST_FILE})")
-    try:
-        manifest = json.loads(manifest_path.read_text())
-    except json.JSONDecodeError as error:
-        raise UserError(f"{manifest_path}:{error.lineno}: not valid JSON ({error.msg})") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(f"{manifest_path}: cannot read ({error})") from None
+    manifest = read_json(manifest_path)
     if not isinstance(manifest, dict):
         raise UserError(f"{manifest_path}: expected a JSON object, got {type(manifest).__name__}")
     manifest.setdefault("run_id", run_dir.name)

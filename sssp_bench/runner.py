@@ -33,13 +33,14 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import impls, provenance, roofline, verify
+from . import impls, jsonfile, provenance, roofline, verify
 from .config import Config, Variant
 from .errors import NegativeCycleError, UnsupportedGraphError, UserError
 from .gpu import certificate as device_certificate
 from .gpu import runtime as gpu_runtime
 from .graphs import LoadedGraph, is_generator_spec, load_graph, resolve_path
 from .impls.base import Implementation, SolveResult, canonical_distances
+from .jsonfile import read_json, write_json_atomic
 from .progress import Progress
 from .sources import cached_sources, sources_cache_path
 
@@ -78,7 +79,7 @@ class RowWriter:
         self.handle = open(path, "a", encoding="utf-8")
 
     def write(self, row: dict[str, Any]) -> None:
-        self.handle.write(json.dumps(row, default=_json_default) + "\n")
+        self.handle.write(jsonfile.dumps(row) + "\n")
         self.handle.flush()
 
     def close(self) -> None:
@@ -92,22 +93,6 @@ def _drop_partial_last_line(path: Path) -> None:
     if data and not data.endswith(b"\n"):
         with open(path, "r+b") as handle:
             handle.truncate(data.rfind(b"\n") + 1)
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, Path):
-        return str(value)
-    raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(data, indent=2, default=_json_default) + "\n")
-    os.replace(temporary, path)
 
 
 def new_run_id(config: Config, output: Path) -> str:
@@ -501,10 +486,7 @@ def resume_run(config: Config, run_dir: Path, show_progress: bool = True,
     manifest_path = run_dir / "manifest.json"
     if not manifest_path.exists():
         raise UserError(f"{run_dir}: not a run directory (no manifest.json)")
-    try:
-        manifest = json.loads(manifest_path.read_text())
-    except json.JSONDecodeError as error:
-        raise UserError(f"{manifest_path}: line {error.lineno}: not valid JSON ({error.msg})") from None
+    manifest = read_json(manifest_path)
     if manifest.get("config_hash") != config.hash:
         raise UserError(
             f"{run_dir}: was started from a different config (hash {manifest.get('config_hash')}, "

@@ -9,13 +9,13 @@ every run and the verifier see the same sources.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numba
 import numpy as np
 
 from .csr import CSRGraph
+from .jsonfile import write_json_atomic
 
 PAPER_MIN_REACHED = 100_000
 
@@ -87,9 +87,7 @@ def cached_sources(
     sources = pick_sources(graph, count, seed, resolved_min)
     if cache_path is not None:
         cache_path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = cache_path.with_name(f".{cache_path.name}.{os.getpid()}.tmp")
-        temporary.write_text(json.dumps({"key": key, "sources": sources}) + "\n")
-        os.replace(temporary, cache_path)
+        write_json_atomic(cache_path, {"key": key, "sources": sources}, indent=None)
     return sources
 
 
