@@ -12,6 +12,7 @@ with an entry not yet checked (numbers from the collection's page) is a warning,
 from __future__ import annotations
 
 import os
+import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -102,7 +103,7 @@ def fetch(name: str, datasets: Path, *, mirror: str | None = None, from_file: Pa
         "original_ids": ids_path.name if ids_path else None, "fetched": _now(), "sssp_bench_version": __version__,
         "catalog_checked": entry.checked, "warnings": warnings,
     }
-    named = graph.__class__(graph.row_offsets, graph.column_ids, graph.weights, graph.directed, entry.name, {})
+    named = dataclasses.replace(graph, name=entry.name, meta={})
     write_csr(named, target, {"name": entry.name, "provenance": provenance, "table1": describe.describe(named)})
     return Fetched(entry.name, target, "fetched", warnings)
 
