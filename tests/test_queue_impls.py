@@ -53,14 +53,18 @@ def test_delta_is_validated():
         near_far.NearFarPile(delta=1.5)
 
 
-def test_automatic_delta_is_warp_size_times_average_weight_over_average_degree():
-    # 4 vertices, 8 arcs (average degree 2), weights averaging 10: 32 * 10 / 2 = 160
+def test_automatic_delta_is_a_factor_times_average_weight_over_average_degree():
+    # sparse: 4 vertices, 8 arcs (average degree 2), weights averaging 10: 32 * 10 / 2 = 160
     arcs = [(0, 1, 5), (0, 2, 15), (1, 2, 10), (1, 3, 10), (2, 3, 10), (2, 0, 10), (3, 0, 5), (3, 1, 15)]
     graph = from_arcs(4, *zip(*arcs))
     assert near_far.auto_delta(graph) == 160
     assert near_far.auto_delta(graph.with_weights(None)) == 16  # unit weights
     assert near_far.auto_delta(graph.with_weights(np.zeros(8, np.int32))) == 1  # at least 1
     assert near_far.auto_delta(from_arcs(3, [], [], np.zeros(0, np.int32))) == 1
+    # denser (average degree 6, weights averaging 30): the factor is 4, 4 * 30 / 6 = 20
+    tails = np.repeat(np.arange(4), 6)
+    heads = (tails + np.tile(np.arange(1, 7), 4)) % 4
+    assert near_far.auto_delta(from_arcs(4, tails, heads, np.full(24, 30, np.int32))) == 20
 
 
 def test_status_words_and_block_sizes_agree_with_the_kernels():

@@ -1,6 +1,6 @@
 // The load-balanced queue advance shared by `workfront.cu` (Davidson et al.'s Workfront Sweep) and `near_far.cu`
 // (their Near-Far Pile): vertex queues whose entries carry the exclusive prefix sum of their out-degrees, built
-// by warp-aggregated pushes, and a tile-based advance that gives every thread the same number of arcs whatever
+// by block-aggregated pushes, and a tile-based advance that gives every thread the same number of arcs whatever
 // the degrees (merge-path style: each block takes a tile of WF_TILE consecutive queue arcs).
 //
 // A queue is three arrays and one packed 64-bit counter:
@@ -8,7 +8,7 @@
 //   starts[i]      the number of arcs of entries 0..i-1 (int64): entry i owns queue arcs [starts[i], starts[i] + deg)
 //   tile_first[k]  the entry that owns queue arc k * WF_TILE (int32), written by the push that covers it
 //   counter        (entries << shift) | arcs, so ONE atomicAdd reserves both the slots and the arc range of a
-//                  warp's pushes: slot order and arc order agree, which makes `starts` an exclusive prefix sum
+//                  block's pushes: slot order and arc order agree, which makes `starts` an exclusive prefix sum
 //                  in slot order without any scan. `shift` = bit length of m (a queue holds each vertex at most
 //                  once, so arcs <= m < 2^shift and entries <= n < 2^(64 - shift); the host checks both).
 // Only vertices with out-degree > 0 are queued (a vertex without out-arcs has nothing to relax), so every entry
@@ -18,7 +18,8 @@
 // distance read once per entry) into shared memory, then each thread relaxes WF_ITEMS arcs of the tile
 // (coalesced, strided by the block size), finding its entry by binary search in shared memory. A vertex whose
 // distance fell is pushed into the next queue once per round: a per-vertex round stamp (atomicExch) removes
-// duplicates. Near-Far classifies improved vertices by their new distance: below the threshold into the near
+// duplicates; the block gathers its pushes of a tile and reserves their slots with one atomicAdd. Near-Far
+// classifies improved vertices by their new distance: below the threshold into the near
 // queue, otherwise onto the far pile (a plain vertex list with its own stamp per epoch and a running minimum).
 //
 // Launch with blockDim.x == WF_BLOCK (the loops and shared arrays assume it); any grid size works.
@@ -50,58 +51,113 @@ __device__ __forceinline__ bool claim(int* stamps, vertex_t v, int stamp) {
     return stamps[v] != stamp && atomicExch(&stamps[v], stamp) != stamp;
 }
 
-// Warp-collective (all 32 lanes must call it together): the lanes with `want` append (v, degree) to a queue.
-// One atomicAdd per warp on the packed counter; each lane's start = the warp's arc base + the exclusive scan of
-// the wanting lanes' degrees. Tile boundaries inside [start, start + degree) get this entry as their owner.
-__device__ __forceinline__ void warp_push_entries(bool want, vertex_t v, long long degree, word_t* counter,
-                                                  int shift, vertex_t* vertices, long long* starts,
-                                                  int* tile_first) {
-    unsigned mask = __ballot_sync(WF_FULL_MASK, want);
-    if (mask == 0u) return;
-    int lane = threadIdx.x & 31;
-    long long scan = want ? degree : 0LL;  // inclusive scan of the degrees over the lanes
+#define WF_WARPS (WF_BLOCK / 32)
+
+// Block-collective (every thread of the block calls it, blockDim.x == WF_BLOCK): reserves `value` units of
+// *counter for this thread and returns the counter's value where they begin (anything when the whole block
+// reserves nothing). A warp-shuffle scan inside each warp, then one of two ways, chosen per block:
+// - few threads reserve (sparse pushes, as on R-MAT): ONE atomicAdd per block, warp 0 scanning the warp totals
+//   in `s_warp` (WF_WARPS words of shared memory). One atomicAdd per warp made millions of same-address atomics
+//   per R-MAT solve, serialised in one L2 slice (about 1 ns each), costing more than the relaxing did.
+// - many do (dense pushes, as in the first rounds on a random graph): one atomicAdd per warp, no further
+//   barrier; there the extra barrier and the wait on one atomic cost more than the atomics saved
+//   (measured on an H200: Workfront Sweep 11.9 ms per-warp vs 14.2 ms per-block on random 2Mv.128Me).
+// The caller puts a barrier between two calls that share `s_warp` (the advance's tile loop has one; its two
+// pushes use two arrays).
+#define WF_DENSE_PUSHERS (WF_BLOCK / 4)
+__device__ __forceinline__ word_t block_reserve(word_t value, word_t* counter, word_t* s_warp) {
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    word_t scan = value;  // inclusive scan over the warp's lanes
 #pragma unroll
     for (int offset = 1; offset < 32; offset <<= 1) {
-        long long other = __shfl_up_sync(WF_FULL_MASK, scan, offset);
+        word_t other = __shfl_up_sync(WF_FULL_MASK, scan, offset);
         if (lane >= offset) scan += other;
     }
-    long long arcs = __shfl_sync(WF_FULL_MASK, scan, 31);
-    int leader = __ffs(mask) - 1;
-    word_t old = 0ULL;
-    if (lane == leader) old = atomicAdd(counter, ((word_t)__popc(mask) << shift) + (word_t)arcs);
-    old = __shfl_sync(WF_FULL_MASK, old, leader);
-    if (want) {
-        long long slot = (long long)(old >> shift) + __popc(mask & ((1u << lane) - 1u));
-        long long start = (long long)(old & ((1ULL << shift) - 1ULL)) + scan - degree;
-        vertices[slot] = v;
+    if (lane == 31) s_warp[warp] = scan;
+    int pushers = __syncthreads_count(value != 0ULL);  // also the barrier that publishes the warp totals
+    if (pushers == 0) return 0ULL;
+    if (pushers > WF_DENSE_PUSHERS) {
+        word_t warp_total = __shfl_sync(WF_FULL_MASK, scan, 31);
+        word_t base = 0ULL;
+        if (lane == 0 && warp_total != 0ULL) base = atomicAdd(counter, warp_total);
+        return __shfl_sync(WF_FULL_MASK, base, 0) + scan - value;
+    }
+    if (warp == 0) {
+        word_t total = lane < WF_WARPS ? s_warp[lane] : 0ULL;
+        word_t inclusive = total;
+#pragma unroll
+        for (int offset = 1; offset < WF_WARPS; offset <<= 1) {
+            word_t other = __shfl_up_sync(WF_FULL_MASK, inclusive, offset);
+            if (lane >= offset) inclusive += other;
+        }
+        word_t block_total = __shfl_sync(WF_FULL_MASK, inclusive, WF_WARPS - 1);
+        word_t base = 0ULL;
+        if (lane == 0) base = atomicAdd(counter, block_total);
+        base = __shfl_sync(WF_FULL_MASK, base, 0);
+        if (lane < WF_WARPS) s_warp[lane] = base + inclusive - total;  // each warp's first unit
+    }
+    __syncthreads();
+    return s_warp[warp] + scan - value;
+}
+
+// Block-collective: this thread's entries want[i] (vertex v[i], out-degree degree[i] > 0), i < WF_ITEMS, are
+// appended to a queue. The packed counter adds up like a number (entries << shift | arcs, arcs < 2^shift), so
+// one block_reserve of (count << shift) + arcs reserves both the slots and the arc range: slot order and arc
+// order agree. Tile boundaries inside an entry's arc range get the entry as their owner.
+__device__ __forceinline__ void block_push_entries(const bool* want, const vertex_t* v, const long long* degree,
+                                                   word_t* counter, int shift, vertex_t* vertices,
+                                                   long long* starts, int* tile_first, word_t* s_warp) {
+    word_t count = 0ULL, arcs = 0ULL;
+#pragma unroll
+    for (int i = 0; i < WF_ITEMS; ++i) {
+        if (want[i]) {
+            count += 1ULL;
+            arcs += (word_t)degree[i];
+        }
+    }
+    word_t position = block_reserve((count << shift) + arcs, counter, s_warp);
+    if (count == 0ULL) return;
+    long long slot = (long long)(position >> shift);
+    long long start = (long long)(position & ((1ULL << shift) - 1ULL));
+#pragma unroll
+    for (int i = 0; i < WF_ITEMS; ++i) {
+        if (!want[i]) continue;
+        vertices[slot] = v[i];
         starts[slot] = start;
-        for (long long k = (start + WF_TILE - 1) / WF_TILE; k * WF_TILE < start + degree; ++k) {
+        for (long long k = (start + WF_TILE - 1) / WF_TILE; k * WF_TILE < start + degree[i]; ++k) {
             tile_first[k] = (int)slot;
         }
+        ++slot;
+        start += degree[i];
     }
 }
 
-// Warp-collective: the lanes with `want` append v to the far pile; the pile's minimum pushed distance is kept
-// in *minimum (one atomicMin per warp; distances here are non-negative, so unsigned order is signed order).
-__device__ __forceinline__ void warp_push_far(bool want, vertex_t v, dist_t d, word_t* counter, word_t* minimum,
-                                              vertex_t* pile) {
-    unsigned mask = __ballot_sync(WF_FULL_MASK, want);
-    if (mask == 0u) return;
-    int lane = threadIdx.x & 31;
-    dist_t smallest = want ? d : DIST_INF;
+// Block-collective: this thread's vertices want[i] go onto the far pile, and the smallest distance pushed
+// lowers *minimum (distances here are non-negative, so unsigned order is signed order). One atomicAdd and at
+// most one atomicMin per warp that pushes; `s_warp` as for block_reserve.
+__device__ __forceinline__ void block_push_far(const bool* want, const vertex_t* v, const dist_t* d,
+                                               word_t* counter, word_t* minimum, vertex_t* pile, word_t* s_warp) {
+    word_t count = 0ULL;
+    dist_t smallest = DIST_INF;
+#pragma unroll
+    for (int i = 0; i < WF_ITEMS; ++i) {
+        if (want[i]) {
+            count += 1ULL;
+            smallest = d[i] < smallest ? d[i] : smallest;
+        }
+    }
+    word_t slot = block_reserve(count, counter, s_warp);
+    if (__ballot_sync(WF_FULL_MASK, count != 0ULL) == 0u) return;  // warp-uniform: this warp pushes nothing
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) {
         dist_t other = __shfl_xor_sync(WF_FULL_MASK, smallest, offset);
         smallest = other < smallest ? other : smallest;
     }
-    int leader = __ffs(mask) - 1;
-    word_t old = 0ULL;
-    if (lane == leader) {
-        old = atomicAdd(counter, (word_t)__popc(mask));
-        atomicMin(minimum, (word_t)smallest);
+    if ((threadIdx.x & 31) == 0 && smallest != DIST_INF) atomicMin(minimum, (word_t)smallest);
+#pragma unroll
+    for (int i = 0; i < WF_ITEMS; ++i) {
+        if (want[i]) pile[slot++] = v[i];
     }
-    old = __shfl_sync(WF_FULL_MASK, old, leader);
-    if (want) pile[old + __popc(mask & ((1u << lane) - 1u))] = v;
 }
 
 // Where the near-far classification of an improved vertex goes (unused by the Workfront Sweep).
@@ -127,6 +183,8 @@ __device__ __forceinline__ void advance_queue(
     __shared__ int s_start[WF_TILE + 1];        // entry start relative to the tile (0 for the first entry)
     __shared__ long long s_base[WF_TILE + 1];   // row_offsets[u] - starts[i]: queue arc t is CSR arc base + t
     __shared__ dist_t s_du[WF_TILE + 1];        // dist[u], read once per entry and tile
+    __shared__ word_t s_near_warp[WF_WARPS];     // the pushes' per-warp scan totals (block_reserve)
+    __shared__ word_t s_far_warp[WF_WARPS];
 
     long long entries_total = packed_entries(in_packed, shift);
     long long arcs_total = packed_arcs(in_packed, shift);
@@ -147,14 +205,18 @@ __device__ __forceinline__ void advance_queue(
             s_du[j] = dist[u];
         }
         __syncthreads();
+        bool want_near[WF_ITEMS], want_far[WF_ITEMS];
+        vertex_t heads[WF_ITEMS];
+        long long degrees[WF_ITEMS];
+        dist_t candidates[WF_ITEMS];
 #pragma unroll
         for (int item = 0; item < WF_ITEMS; ++item) {
             int relative = item * WF_BLOCK + threadIdx.x;
             long long t = low + relative;
-            bool want_near = false, want_far = false;
-            vertex_t v = 0;
-            long long degree = 0;
-            dist_t candidate = 0;
+            want_near[item] = want_far[item] = false;
+            heads[item] = 0;
+            degrees[item] = 0;
+            candidates[item] = 0;
             if (t < high) {
                 int a = 0, b = entries - 1;  // the last entry starting at or before t: s_start[a] <= relative
                 while (a < b) {
@@ -162,26 +224,30 @@ __device__ __forceinline__ void advance_queue(
                     if (s_start[middle] <= relative) a = middle; else b = middle - 1;
                 }
                 offset_t e = s_base[a] + t;
-                v = column_ids[e];
+                vertex_t v = column_ids[e];
                 dist_t du = s_du[a];
                 dist_t w = arc_weight(weights, unit_weights, e);
                 ++attempts;
                 if (relax(dist, v, du, w, words)) {
                     ++improved;
-                    candidate = du + w;
-                    degree = out_degree(row_offsets, v);
-                    if (degree > 0) {
-                        if (!kNearFar || candidate < far.threshold) {
-                            want_near = claim(near_stamps, v, near_stamp);
-                        } else {
-                            want_far = claim(far.stamps, v, far.stamp);
-                        }
+                    dist_t candidate = du + w;
+                    heads[item] = v;
+                    candidates[item] = candidate;
+                    // claim first, then read the degree: a vertex improved by several arcs of a round reads
+                    // its row offsets once (a claimed vertex without out-arcs is simply not pushed)
+                    bool near = !kNearFar || candidate < far.threshold;
+                    if (near ? claim(near_stamps, v, near_stamp) : claim(far.stamps, v, far.stamp)) {
+                        long long degree = out_degree(row_offsets, v);
+                        degrees[item] = degree;
+                        want_near[item] = near && degree > 0;
+                        want_far[item] = !near && degree > 0;
                     }
                 }
             }
-            warp_push_entries(want_near, v, degree, out_counter, shift, out_vertices, out_starts, out_tiles);
-            if (kNearFar) warp_push_far(want_far, v, candidate, far.counter, far.minimum, far.pile);
         }
+        block_push_entries(want_near, heads, degrees, out_counter, shift, out_vertices, out_starts, out_tiles,
+                           s_near_warp);
+        if (kNearFar) block_push_far(want_far, heads, candidates, far.counter, far.minimum, far.pile, s_far_warp);
         __syncthreads();  // the shared arrays are rewritten for the next tile
     }
     if (count_relaxations) add_counts(words, attempts, improved);

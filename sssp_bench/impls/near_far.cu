@@ -138,6 +138,8 @@ extern "C" __global__ void near_far_split(const offset_t* __restrict__ row_offse
                                           vertex_t* vertices, long long* starts, int* tile_first, int* stamps,
                                           vertex_t* piles, long long n, long long tiles_per_queue, word_t* words,
                                           int shift, long long round_offset) {
+    __shared__ word_t s_near_warp[WF_WARPS];  // the pushes' per-warp scan totals (block_reserve)
+    __shared__ word_t s_far_warp[WF_WARPS];
     if (words[NF_SPLIT] == 0ULL) return;
     long long round = (long long)words[NF_BASE] + round_offset;
     word_t* current = nf_slot(words, round);
@@ -151,27 +153,37 @@ extern "C" __global__ void near_far_split(const offset_t* __restrict__ row_offse
     long long out = (round + 1) & 1;
     int near_stamp = (int)(round + 1);  // the advance pushed nothing near, so no vertex holds this stamp yet
     int far_stamp = (int)(epoch + 2);
-    long long stride = (long long)gridDim.x * WF_BLOCK;
-    for (long long base = (long long)blockIdx.x * WF_BLOCK; base < far_count; base += stride) {  // warp-uniform
-        long long i = base + threadIdx.x;
-        bool want_near = false, want_far = false;
-        vertex_t v = 0;
-        dist_t d = 0;
-        long long degree = 0;
-        if (i < far_count) {
-            v = pile[i];
-            d = dist[v];
-            if (d >= old_threshold) {  // below it: stale, settled through the near queue
-                if (d < new_threshold) {
-                    degree = out_degree(row_offsets, v);
-                    want_near = claim(stamps, v, near_stamp);
-                } else {
-                    want_far = claim(stamps + n, v, far_stamp);
+    long long stride = (long long)gridDim.x * WF_TILE;
+    for (long long base = (long long)blockIdx.x * WF_TILE; base < far_count; base += stride) {  // block-uniform
+        bool want_near[WF_ITEMS], want_far[WF_ITEMS];
+        vertex_t vs[WF_ITEMS];
+        dist_t ds[WF_ITEMS];
+        long long degrees[WF_ITEMS];
+#pragma unroll
+        for (int item = 0; item < WF_ITEMS; ++item) {
+            long long i = base + item * WF_BLOCK + threadIdx.x;
+            want_near[item] = want_far[item] = false;
+            vs[item] = 0;
+            ds[item] = 0;
+            degrees[item] = 0;
+            if (i < far_count) {
+                vertex_t v = pile[i];
+                dist_t d = dist[v];
+                vs[item] = v;
+                ds[item] = d;
+                if (d >= old_threshold) {  // below it: stale, settled through the near queue
+                    if (d < new_threshold) {
+                        degrees[item] = out_degree(row_offsets, v);
+                        want_near[item] = claim(stamps, v, near_stamp);
+                    } else {
+                        want_far[item] = claim(stamps + n, v, far_stamp);
+                    }
                 }
             }
         }
-        warp_push_entries(want_near, v, degree, &next[NF_NEAR], shift, vertices + out * n, starts + out * n,
-                          tile_first + out * tiles_per_queue);
-        warp_push_far(want_far, v, d, &next[NF_FAR_COUNT], &next[NF_FAR_MIN], kept);
+        block_push_entries(want_near, vs, degrees, &next[NF_NEAR], shift, vertices + out * n, starts + out * n,
+                           tile_first + out * tiles_per_queue, s_near_warp);
+        block_push_far(want_far, vs, ds, &next[NF_FAR_COUNT], &next[NF_FAR_MIN], kept, s_far_warp);
+        __syncthreads();  // s_near_warp and s_far_warp are rewritten in the next iteration
     }
 }

@@ -17,13 +17,22 @@ by adopting two queues similarly to the Delta-Stepping algorithm". Here (`near_f
   per round with count_relaxations), each batch a CUDA graph replay as in `workfront` (parameter `graphs`).
   Buffers are allocated once in prepare.
 
-delta: the `delta` parameter, or with 0 (the default) delta = warp size x average arc weight / average
-out-degree = 32 * (sum of weights / m) / (m / n), rounded, at least 1 (unit weight for an unweighted graph).
-This is the heuristic attributed to Davidson et al. (IPDPS 2014) for their Near-Far Pile; the H-BF paper does
-not give their delta, and the original text is not among our sources, so it is taken as stated rather than
-checked. Its sense: a bucket should hold about a warp's worth of arcs per near vertex: with d arcs per vertex
-of average weight w, a band of width 32 w / d in distance is crossed by roughly 32 / d relaxation steps, so
-each near-queue round has enough arcs to keep warps busy without letting far-away vertices in early.
+delta: the `delta` parameter, or with 0 (the default) delta = C x average arc weight / average out-degree,
+rounded, at least 1 (unit weight for an unweighted graph), with C = 32 (the warp size) on sparse graphs
+(average out-degree below 5: roads, meshes) and C = 4 on the others. C = 32 is the heuristic attributed to
+Davidson et al. (IPDPS 2014) for their Near-Far Pile (the H-BF paper does not give their delta and the original
+text is not among our sources, so it is taken as stated): a bucket should hold about a warp's worth of arcs per
+near vertex. It is right for the high-diameter sparse graphs, where a round's width in distance is what gives
+the GPU work, and redundant relaxations stay rare even with wide buckets. On low-diameter graphs wide buckets
+let far vertices in early, and they are relaxed again and again: measured on an H200 (benchmarks/near_far_probe.py,
+median of 10 sources), C = 32 gives 3.9-4.3 relax attempts per reached arc and C = 4 about 1.1-1.5:
+
+    graph             C = 32            C = 8             C = 4             C = 2
+    rmat.3Mv.20Me     4.61 ms (3.9/arc) 2.74 ms (1.7/arc) 2.66 ms (1.2/arc) 3.16 ms (1.05/arc)
+    random.2Mv.128Me  5.41 ms (1.5/arc) 4.33 ms (1.07)    4.27 ms (1.01)    4.33 ms (1.00)
+    kron scale 21     3.69 ms (1.85)    3.42 ms (1.47)    3.46 ms (1.12)
+    road n=2M         32.7 ms (1.03)    42.5 ms (1.01)    53.4 ms (1.01)
+    grid 1414 x 1414  39.8 ms (1.71)    59.8 ms (1.16)    80.3 ms (1.06)
 
 Non-negative weights only: a graph with a negative weight is refused with UnsupportedGraphError (distances below
 T are final only when no arc weighs less than zero); use `workfront` or `lonestar` for those.
@@ -53,13 +62,18 @@ NF_ROUNDS, NF_SPLITS, NF_BASE = 23, 24, 27
 """Status words of near_far.cu: three rotating control slots, the rounds with work, the splits, the round base."""
 
 
+SPARSE_DEGREE = 5.0
+"""Average out-degree below which the automatic delta uses the warp-size factor (roads, meshes)."""
+
+
 def auto_delta(graph: CSRGraph) -> int:
-    """delta = 32 x average weight / average out-degree (Davidson et al.'s heuristic), rounded, at least 1."""
+    """delta = C x average weight / average out-degree, C = 32 below SPARSE_DEGREE else 4; rounded, at least 1."""
     if graph.m == 0 or graph.n == 0:
         return 1
     average_weight = 1.0 if graph.weights is None else float(np.mean(graph.weights, dtype=np.float64))
     average_degree = graph.m / graph.n
-    return max(1, int(round(WARP_SIZE * average_weight / average_degree)))
+    factor = WARP_SIZE if average_degree < SPARSE_DEGREE else 4
+    return max(1, int(round(factor * average_weight / average_degree)))
 
 
 class NearFarPile(QueueAdvanceBase):
@@ -67,12 +81,14 @@ class NearFarPile(QueueAdvanceBase):
     description = (
         "Davidson et al.'s Near-Far Pile (CuPy/CUDA): the Workfront Sweep's load-balanced advance on a near queue "
         "(distance < threshold), a far pile for the rest, split when the near queue empties as the threshold rises "
-        "by delta (default 32 x average weight / average degree); H-BF Table 2's comparator. Non-negative weights."
+        "by delta (default C x average weight / average degree, C = 32 on sparse graphs, 4 on others); H-BF Table 2's "
+        "comparator. Non-negative weights."
     )
     negative_weights = False
     parameters = {
         "count_relaxations": COUNT_RELAXATIONS,
-        "delta": Parameter(int, 0, "bucket width: the threshold's step; 0: 32 x average weight / average degree"),
+        "delta": Parameter(int, 0, "bucket width: the threshold's step; 0: C x average weight / average out-degree, C = 32 when the "
+                         "average out-degree is below 5, else 4"),
         "graphs": GRAPHS,
     }
     cu_file = "near_far.cu"

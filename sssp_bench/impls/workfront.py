@@ -7,8 +7,9 @@ the threads in equal shares each iteration. Here (`workfront.cu`, `advance.cuh`)
 
 - The queue holds each vertex at most once per round (a per-vertex round stamp claimed with atomicExch), and
   only vertices with out-arcs. Every entry carries the exclusive prefix sum of the queue's out-degrees, made
-  without a scan: a warp's pushes reserve their slots and their arc range with ONE atomicAdd on a packed
-  (entries << shift | arcs) counter, so slot order and arc order agree.
+  without a scan: a block's pushes of a tile reserve their slots and their arc range with ONE atomicAdd on a
+  packed (entries << shift | arcs) counter, so slot order and arc order agree. (One atomicAdd per warp, as
+  first written, made millions of same-address atomics per solve on R-MAT: they cost more than the relaxing.)
 - The advance gives each block tiles of 512 consecutive queue arcs (the owner of each tile's first arc is
   recorded by the push that covers it); the block loads the tile's entries (vertex, row offset, distance) into
   shared memory and each thread relaxes 2 arcs, coalesced, finding its entry by binary search in shared memory.
