@@ -1,6 +1,11 @@
 """The catalog of the papers' graphs (`catalog.yaml` beside this file): where each comes from and what it is.
 
 `lookup(name)` accepts a graph's name or any alias, ignoring case; `entries(paper=...)` lists one paper's graphs.
+
+A downloaded entry may name a `stand_in`: the generator spec of a synthetic graph of the same size and structure,
+with a `stand_in_note` saying why it matches (vertices, arcs, degree shape, diameter class, weights). A config
+opts into it per graph (`{graph: asia.osm, stand_in: auto}`); it runs only when the real graph is not fetched,
+and the results and the report then say so (see graphs.py, runner.py, report.py).
 """
 
 from __future__ import annotations
@@ -52,6 +57,8 @@ class Entry:
     clean: dict[str, bool] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
     note: str = ""
+    stand_in: str | None = None   # generator spec of a synthetic graph of the same size and structure
+    stand_in_note: str = ""       # why that generator and those parameters match the real graph
 
     @property
     def generated(self) -> bool:
@@ -88,6 +95,8 @@ def _entry(raw: dict[str, Any], index: int) -> Entry:
         raise ValueError(f"{where}: clean options must be among {sorted(CLEAN_KEYS)}")
     if entry.m_unit not in ("arcs", "edges", "nnz"):
         raise ValueError(f"{where}: m_unit must be arcs, edges or nnz")
+    if entry.stand_in is not None and (entry.generated or not entry.stand_in_note):
+        raise ValueError(f"{where}: a stand_in belongs to a downloaded entry and needs a stand_in_note saying why it fits")
     return entry
 
 

@@ -5,10 +5,12 @@
     graphs:                           # catalog names, generator specs or .csr paths
       - rmat:n=4096,m=32768,seed=1
       - {graph: grid:rows=64,cols=64, label: grid-64, weights: uniform:min=1,max=100,seed=2}
+      - {graph: asia.osm, stand_in: auto}  # the catalog's synthetic stand-in when asia.osm is not fetched
     implementations:                  # names; a list of values sweeps a parameter (one variant per combination)
       - cpu-dijkstra
       - {name: cpu-bf-queue, params: {count_relaxations: [false, true]}}
       - {name: cpu-bf, sources: 10}   # only the first 10 of the shared sources (a slow baseline on a big graph)
+      - {name: cpu-bf-queue, label: spfa-counting, params: {count_relaxations: true}}  # a second, named variant
     sources: {count: 100, seed: 1, min_reached: auto}
     repetitions: 1                    # timed passes over the sources
     warmup: 1                         # untimed solves per implementation and graph, before the timed ones
@@ -21,6 +23,15 @@
 
 An unknown key, a wrong type or an unknown implementation is a ConfigError naming the file, the line, the key
 and what is allowed.
+
+Stand-ins: a catalog graph that is downloaded (not generated) may carry `stand_in`: `auto` (the catalog entry's
+`stand_in` spec), a generator spec of your own, or `false` (the default: the real graph is required). The
+stand-in runs only when the real graph is not in the dataset cache; results keep the paper's label and record
+`stand_in_for`, and the report marks the graph (see graphs.choose_graph).
+
+Variants: `label` names one entry's variant(s) instead of the implementation's name, so one implementation can
+run with several fixed parameter sets side by side (`{name: hbf, label: hbf-all-off, params: {...}}`); a swept
+parameter appends `[key=value]` to the label as it does to the name. `baseline` and `targets` use these names.
 """
 
 from __future__ import annotations
@@ -42,8 +53,8 @@ TOP_LEVEL_KEYS = {
     "verification", "baseline", "time_limit", "output", "datasets", "targets",
 }
 TARGET_KEYS = {"source", "paper_bandwidth_gbs", "device_bandwidth_gbs", "mteps"}
-GRAPH_KEYS = {"graph", "label", "weights"}
-IMPLEMENTATION_KEYS = {"name", "params", "sources"}
+GRAPH_KEYS = {"graph", "label", "weights", "stand_in"}
+IMPLEMENTATION_KEYS = {"name", "label", "params", "sources"}
 SOURCES_KEYS = {"count", "seed", "min_reached"}
 VERIFICATION_KEYS = {"reference", "reference_sources"}
 
@@ -53,13 +64,14 @@ class GraphEntry:
     graph: str            # catalog name, generator spec or path
     label: str            # the name results and reports use
     weights: Any          # a weight spec (string or dict), "keep" by default
+    stand_in: str | None = None  # generator spec to run when the catalog graph is not fetched; None: it is required
 
 
 @dataclass(frozen=True)
 class Variant:
     """One implementation with one set of parameters: a column of the report."""
 
-    name: str             # e.g. "cpu-bf-queue[count_relaxations=true]"
+    name: str             # e.g. "cpu-bf-queue[count_relaxations=true]", or the entry's label
     implementation: str
     params: dict[str, Any]
     max_sources: int | None = None  # solve only the first N of the shared sources (slow baselines on big graphs)
@@ -222,7 +234,7 @@ def _validate(data: dict[str, Any], locator: _Locator, default_name: str) -> Con
 
     raw = {
         "name": name, "description": description,
-        "graphs": [{"graph": entry.graph, "label": entry.label, "weights": entry.weights} for entry in graphs],
+        "graphs": [_raw_graph(entry) for entry in graphs],
         "variants": [{"name": v.name, "implementation": v.implementation, "params": v.params,
                       "max_sources": v.max_sources} for v in variants],
         "sources": {"count": source_count, "seed": source_seed, "min_reached": min_reached},
@@ -234,6 +246,13 @@ def _validate(data: dict[str, Any], locator: _Locator, default_name: str) -> Con
         name, description, graphs, variants, source_count, source_seed, min_reached, repetitions, warmup,
         reference, reference_sources, baseline, float(time_limit), output, datasets, targets, raw, locator.path,
     )
+
+
+def _raw_graph(entry: GraphEntry) -> dict[str, Any]:
+    raw = {"graph": entry.graph, "label": entry.label, "weights": entry.weights}
+    if entry.stand_in is not None:  # only then, so that configs without stand-ins keep their hashes
+        raw["stand_in"] = entry.stand_in
+    return raw
 
 
 def _targets(targets: Any, graphs: list[GraphEntry], variants: list[Variant], locator: _Locator) -> dict | None:
@@ -321,12 +340,48 @@ def _graphs(entries: Any, default_weights: Any, locator: _Locator) -> list[Graph
         graph = _typed(entry, "graph", str, locator, None, key_path)
         label = _typed(entry, "label", str, locator, graph, key_path)
         weights = _weights(entry.get("weights", default_weights), f"{key_path}.weights", locator)
-        graphs.append(GraphEntry(graph, label, weights))
+        stand_in = _stand_in(entry.get("stand_in"), graph, f"{key_path}.stand_in", locator)
+        graphs.append(GraphEntry(graph, label, weights, stand_in))
     labels = [graph.label for graph in graphs]
     duplicates = sorted({label for label in labels if labels.count(label) > 1})
     if duplicates:
         raise locator.fail("graphs", f"graph {duplicates[0]!r} appears twice; give one a different 'label'")
     return graphs
+
+
+def _stand_in(value: Any, graph: str, key_path: str, locator: _Locator) -> str | None:
+    """The generator spec a graph entry's `stand_in` names (auto: the catalog's), or None when it has none."""
+    from . import catalog, generators
+    from .errors import SpecError
+
+    if value is None or value is False:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise locator.fail(key_path, f"expected auto, false or a generator spec, got {value!r}")
+    entry = catalog.find(graph)
+    if entry is None:
+        raise locator.fail(key_path, f"{graph!r} is not a catalog graph; only a catalog graph that is downloaded "
+                                     "can have a stand-in")
+    if entry.generated:
+        raise locator.fail(key_path, f"{entry.name} is generated here ({entry.spec}), so it never needs a stand-in")
+    if value.strip() == "auto":
+        if entry.stand_in is None:
+            raise locator.fail(key_path, f"the catalog gives {entry.name} no stand-in; name a generator spec instead")
+        return entry.stand_in
+    try:
+        generators.parse_spec(value)
+    except SpecError as error:
+        raise locator.fail(key_path, f"expected auto, false or a generator spec: {error}") from None
+    return value.strip()
+
+
+def _variant_label(entry: dict[str, Any], name: str, key_path: str, locator: _Locator) -> str:
+    label = _typed(entry, "label", str, locator, name, key_path)
+    if not label or any(char.isspace() or char in "/[]" for char in label):
+        raise locator.fail(f"{key_path}.label", f"expected a name without spaces, slashes or brackets, got {label!r}")
+    if label != name and label in impls.registry():
+        raise locator.fail(f"{key_path}.label", f"{label!r} is the name of another implementation; pick another label")
+    return label
 
 
 def _variants(entries: Any, locator: _Locator) -> list[Variant]:
@@ -342,6 +397,7 @@ def _variants(entries: Any, locator: _Locator) -> list[Variant]:
         _check_keys(entry, IMPLEMENTATION_KEYS, key_path, locator)
         name = _typed(entry, "name", str, locator, "", key_path)
         implementation = impls.get(name, f"{locator.where(key_path + '.name')}: {key_path}.name")
+        label = _variant_label(entry, name, key_path, locator)
         max_sources = entry.get("sources")
         if max_sources is not None and (not isinstance(max_sources, int) or isinstance(max_sources, bool)
                                         or max_sources < 1):
@@ -358,11 +414,11 @@ def _variants(entries: Any, locator: _Locator) -> list[Variant]:
             chosen = {**fixed, **dict(zip(swept, combination))}
             implementation.validate_parameters(chosen, f"{locator.where(key_path + '.params')}: {key_path}.params")
             suffix = ",".join(f"{key}={_format_value(value)}" for key, value in zip(swept, combination))
-            variants.append(Variant(f"{name}[{suffix}]" if suffix else name, name, chosen, max_sources))
+            variants.append(Variant(f"{label}[{suffix}]" if suffix else label, name, chosen, max_sources))
     names = [variant.name for variant in variants]
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
-        raise locator.fail("implementations", f"{duplicates[0]!r} is listed twice")
+        raise locator.fail("implementations", f"{duplicates[0]!r} is listed twice; give one a different 'label'")
     return variants
 
 

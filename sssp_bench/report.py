@@ -7,6 +7,10 @@ reference compare not false. A wrong or unchecked answer is not a result, howeve
 Merging runs (`report RUN1 RUN2`): rows are concatenated. When the same variant ran on the same graph in two
 runs, that variant's name is prefixed with its run id ("run-a/cpu-dijkstra") in every run it appears in, so
 the two are kept apart rather than pooled: timings from two runs (maybe two machines) are not one sample.
+
+Stand-ins: a graph whose real file was not fetched and whose synthetic stand-in ran instead (the manifest's
+graph record and its rows carry `stand_in_for` and the `stand_in` spec) keeps the paper's label, so tables line
+up with the paper, and is marked with a dagger in every table, with a footnote naming the generator spec.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ REQUIRED_ROW_FIELDS = ("phase", "graph", "implementation", "status")
 ROW_FIELDS = (
     "run_id", "phase", "graph", "implementation", "variant", "params", "device", "kind", "source",
     "source_index", "repetition", "status", "message", "time_s", "end_to_end_s", "reached_vertices",
-    "reached_arcs", "mteps", "certificate", "reference", "counters", "floor_s",
+    "reached_arcs", "mteps", "certificate", "reference", "counters", "floor_s", "stand_in_for", "stand_in",
 )
 NUMERIC_ROW_FIELDS = ("time_s", "end_to_end_s", "reached_vertices", "reached_arcs", "mteps", "floor_s")
 
@@ -49,8 +53,10 @@ OUTCOME_EXPLANATIONS = {
     "reference_mismatch": "status ok but the distances differ from the reference implementation's",
 }
 
+STAND_IN_MARK = "†"  # after a graph's label wherever a synthetic stand-in ran in its place
+
 SUMMARY_COLUMNS = [
-    "run_id", "graph", "variant", "implementation", "device", "kind", "solves", "verified", "verified_total",
+    "run_id", "graph", "stand_in_for", "stand_in", "variant", "implementation", "device", "kind", "solves", "verified", "verified_total",
     "failures", "time_median_ms", "time_min_ms", "time_q25_ms", "time_q75_ms", "time_iqr_ms",
     "end_to_end_median_ms", "mteps_median", "reached_arcs_median", "efficiency", "floor_median_ms", "speedup",
     "baseline", "baseline_run_id",
@@ -179,6 +185,7 @@ def summarize(runs: Any) -> pd.DataFrame:
     groups = rows.groupby(["run_id", "graph", "label"], sort=False, dropna=False)
     records = [_summarize_group(run_id, graph, label, group) for (run_id, graph, label), group in groups]
     summary = pd.DataFrame.from_records(records)
+    _add_stand_ins(summary, manifests)
     _add_speedups(summary, rows, loaded, manifests)
     _add_targets(summary, manifests)
 
@@ -189,6 +196,26 @@ def summarize(runs: Any) -> pd.DataFrame:
     summary["_label_order"] = summary["variant"].map(label_order)
     summary = summary.sort_values(["_graph_order", "_label_order"], kind="stable")
     return summary.drop(columns=["_graph_order", "_label_order"]).reset_index(drop=True)[SUMMARY_COLUMNS]
+
+
+def _stand_in_record(manifest: dict[str, Any], graph: str) -> dict[str, Any] | None:
+    """The manifest's graph record when that graph ran as a stand-in, else None."""
+    info = (manifest.get("graphs") or {}).get(graph)
+    return info if isinstance(info, dict) and info.get("stand_in_for") else None
+
+
+def _add_stand_ins(summary: pd.DataFrame, manifests: dict[str, dict[str, Any]]) -> None:
+    """stand_in_for and stand_in from the run's manifest (the authority), else from the rows."""
+    for index, row in summary.iterrows():
+        record = _stand_in_record(manifests.get(str(row.run_id), {}), row.graph)
+        if record is not None:
+            summary.at[index, "stand_in_for"] = str(record["stand_in_for"])
+            summary.at[index, "stand_in"] = str(record.get("stand_in") or "")
+
+
+def graph_cell(graph: str, stand_in_for: Any) -> str:
+    """A graph's label as the tables show it: with the stand-in mark when a synthetic graph ran in its place."""
+    return f"{graph} {STAND_IN_MARK}" if isinstance(stand_in_for, str) and stand_in_for else str(graph)
 
 
 def target_scale(manifest: dict[str, Any]) -> tuple[float | None, str]:
@@ -247,7 +274,7 @@ def _target_lines(manifests: list[dict[str, Any]], summary: pd.DataFrame) -> lis
             continue
         target = "-" if pd.isna(row.target_mteps) else format_number(row.target_mteps)
         verdict = "-" if row.target_met is None else ("yes" if row.target_met else "**no**")
-        lines.append(f"| {_md(row.graph)} | {_md(row.variant)} | {paper:g} | {target} | "
+        lines.append(f"| {_md(graph_cell(row.graph, row.stand_in_for))} | {_md(row.variant)} | {paper:g} | {target} | "
                      f"{format_number(row.mteps_median)} | {verdict} |")
     return lines + [""]
 
@@ -326,6 +353,8 @@ def _summarize_group(run_id: str, graph: str, label: str, group: pd.DataFrame) -
     record: dict[str, Any] = {
         "run_id": run_id,
         "graph": graph,
+        "stand_in_for": _first(group["stand_in_for"]) or "",
+        "stand_in": _first(group["stand_in"]) or "",
         "variant": label,
         "implementation": _first(group["implementation"]),
         "device": _first(group["device"]),
@@ -417,6 +446,8 @@ def _add_speedups(
 def _origin(info: dict[str, Any]) -> str:
     """Where a graph came from: its catalog name and collection, its generator spec, or its file."""
     provenance = info.get("provenance") or {}
+    if info.get("stand_in_for"):
+        return f"stand-in {STAND_IN_MARK}: generated {info.get('stand_in') or provenance.get('spec') or '?'}"
     if provenance.get("catalog_entry"):
         return f"{provenance.get('collection', '')} {provenance['catalog_entry']}".strip()
     if provenance.get("spec"):
@@ -488,7 +519,7 @@ BLANK_WHEN_MISSING = {"efficiency"}
 
 TABLE_COLUMNS = (
     # (header, summary column or callable, right-aligned)
-    ("graph", "graph", False),
+    ("graph", lambda r: graph_cell(r.graph, r.stand_in_for), False),
     ("variant", "variant", False),
     ("kind", "kind", False),
     ("dev", "device", False),
@@ -528,6 +559,9 @@ def format_table(summary: pd.DataFrame) -> str:
     lines = [render(header), "  ".join("-" * width for width in widths)]
     lines += [render(cells) for cells in body]
     lines.append("Timings cover verified solves only; speedup = baseline median / variant median on the same graph.")
+    if summary["stand_in_for"].astype(bool).any():
+        lines.append(f"{STAND_IN_MARK} a synthetic stand-in of the same size and structure ran in place of the real "
+                     "graph (see report.md).")
     if summary["efficiency"].notna().any():
         lines.append("efficiency = roofline floor / measured time (median over verified solves; see report.md).")
     return "\n".join(lines)
@@ -622,12 +656,14 @@ def render_markdown(runs: Sequence[tuple[dict[str, Any], pd.DataFrame]], summary
             weights = "-" if not info.get("weighted") else (
                 f"{table1['weight_min']}..{table1['weight_max']}" if "weight_min" in table1 else "yes")
             lines.append(
-                f"| {_md(label)} | {_md(_origin(info))} | {_yes_no(info.get('directed'))} | {_count(info.get('n'))} | "
+                f"| {_md(graph_cell(label, info.get('stand_in_for')))} | {_md(_origin(info))} | "
+                f"{_yes_no(info.get('directed'))} | {_count(info.get('n'))} | "
                 f"{_count(info.get('m'))} | {_decimal(table1.get('out_degree_mean'))} | "
                 f"{_decimal(table1.get('out_degree_std'))} | {_count(table1.get('out_degree_max'))} | "
                 f"{_count(table1.get('out_degree_mode'))} | {_count(table1.get('approx_diameter'))} | {weights} |")
         lines += ["", "Degrees are out-degrees; an undirected edge is two arcs. The diameter is a lower bound in hops "
                   "by double-sweep BFS.", ""]
+        lines += _stand_in_lines(graphs)
 
     lines += ["## Results", "",
               "Timing columns count **verified solves only** (status ok, certificate passed, reference not "
@@ -640,13 +676,17 @@ def render_markdown(runs: Sequence[tuple[dict[str, Any], pd.DataFrame]], summary
         for row in summary.itertuples(index=False):
             timing = "-" if not row.verified else f"{format_number(row.time_median_ms)} ({format_number(row.time_iqr_ms)})"
             lines.append(
-                f"| {_md(row.graph)} | {_md(row.variant)} | {_md(row.kind or '-')} | {_md(row.device or '-')} | "
+                f"| {_md(graph_cell(row.graph, row.stand_in_for))} | {_md(row.variant)} | {_md(row.kind or '-')} | "
+                f"{_md(row.device or '-')} | "
                 f"{row.verified_total} | {timing} | {format_number(row.time_min_ms)} | "
                 f"{format_number(row.mteps_median)} | {format_percent(row.efficiency)} | "
                 f"{format_number(row.speedup, 'x')} | "
                 f"{format_number(row.prepare_ms)} |"
             )
         lines.append("")
+        if summary["stand_in_for"].astype(bool).any():
+            lines += [(f"{STAND_IN_MARK} A synthetic stand-in ran under this label: these are not the real graph's "
+                       "numbers (see Graphs)."), ""]
         notes = [
             row for row in summary.itertuples(index=False)
             if row.speedup_note and row.speedup_note not in ("no verified solve", "no baseline configured")
@@ -676,6 +716,21 @@ def render_markdown(runs: Sequence[tuple[dict[str, Any], pd.DataFrame]], summary
     lines += [f"- **{name}**: {definition}." for name, definition in METRIC_DEFINITIONS]
     lines.append("")
     return "\n".join(lines)
+
+
+def _stand_in_lines(graphs: dict[str, dict[str, Any]]) -> list[str]:
+    """The footnote under Table 1: which graphs ran as stand-ins, their generator specs, and why they fit."""
+    stand_ins = [(label, info) for label, info in graphs.items() if info.get("stand_in_for")]
+    if not stand_ins:
+        return []
+    lines = [(f"{STAND_IN_MARK} **Stand-ins.** These real graphs were not in the dataset cache, so a synthetic graph "
+              "of the same size and structure ran under the paper's name; its rows are not the real graph's numbers."),
+             ""]
+    for label, info in stand_ins:
+        note = str(info.get("stand_in_note") or "")
+        lines.append(f"- {_md(label)}: stand-in for {_md(info['stand_in_for'])}, `{_md(info.get('stand_in') or '?')}`"
+                     + (f": {_md(note)}" if note else ""))
+    return lines + [""]
 
 
 def _roofline_lines(manifests: Sequence[dict[str, Any]]) -> list[str]:
@@ -785,6 +840,10 @@ def plot_summary(summary: pd.DataFrame, png_path: Path, svg_path: Path) -> str:
         ylabel = "median solve time, ms (log scale)"
 
     graphs = list(dict.fromkeys(summary["graph"])) if not summary.empty else []
+    stand_in_for = summary["stand_in_for"] if "stand_in_for" in summary else [""] * len(summary)
+    tick_labels = list(dict.fromkeys(graph_cell(g, f) for g, f in zip(summary["graph"], stand_in_for)))
+    if len(tick_labels) != len(graphs):  # merged runs disagree on a stand-in: plain labels
+        tick_labels = graphs
     variants = list(dict.fromkeys(data["variant"])) if not data.empty else []
     mixed_kinds = data["kind"].nunique(dropna=True) > 1 if not data.empty else False
     values = {(r.graph, r.variant): getattr(r, metric) for r in data.itertuples(index=False)}
@@ -801,7 +860,7 @@ def plot_summary(summary: pd.DataFrame, png_path: Path, svg_path: Path) -> str:
     finite = [v for v in values.values() if v is not None and math.isfinite(v) and v > 0]
     if not finite:
         axes.text(0.5, 0.5, "no verified solves to plot", ha="center", va="center", transform=axes.transAxes)
-        axes.set_xticks(range(len(graphs)), graphs)
+        axes.set_xticks(range(len(graphs)), tick_labels)
     else:
         colours = _colours(len(variants))
         bar_width = 0.8 / n_variants
@@ -842,7 +901,7 @@ def plot_summary(summary: pd.DataFrame, png_path: Path, svg_path: Path) -> str:
         if use_speedup:
             line = axes.axhline(1.0, color="black", linestyle="--", linewidth=1.0, label="baseline (1x)")
             handles.append(line)
-        axes.set_xticks(range(len(graphs)), graphs)
+        axes.set_xticks(range(len(graphs)), tick_labels)
         axes.set_xlim(-0.6, len(graphs) - 0.4)
         axes.grid(axis="y", which="major", linewidth=0.4, alpha=0.5)
         axes.set_axisbelow(True)
@@ -850,7 +909,7 @@ def plot_summary(summary: pd.DataFrame, png_path: Path, svg_path: Path) -> str:
         missing = "no bar: no verified solve" + ("\nor no baseline on that graph" if use_speedup else "")
         handles.append(Patch(facecolor="none", edgecolor="none", label=missing))
         axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
-    if graphs and (len(graphs) > 4 or max(len(g) for g in graphs) > 12):
+    if graphs and (len(graphs) > 4 or max(len(g) for g in tick_labels) > 12):
         for tick in axes.get_xticklabels():
             tick.set_rotation(30)
             tick.set_horizontalalignment("right")

@@ -18,6 +18,11 @@ pass once per graph on the shared device graph, and each source's hop depth on t
 (`manifest["graphs"][label]["roofline"]`); every solve row gets that source's `floor_s`, so the report can give
 every implementation's efficiency. Without a GPU (or without a GPU implementation) the manifest says why and
 `floor_s` stays null.
+
+Stand-ins: a graph entry with a `stand_in` runs its synthetic stand-in when the real catalog graph is not
+fetched (graphs.choose_graph). The manifest's graph record and every row of that graph then carry
+`stand_in_for` (the catalog name) and `stand_in` (the generator spec); both are null for a real graph. A resumed
+run keeps the choice it began with, so one run never mixes the real graph and its stand-in.
 """
 
 from __future__ import annotations
@@ -38,7 +43,13 @@ from .config import Config, Variant
 from .errors import NegativeCycleError, UnsupportedGraphError, UserError
 from .gpu import certificate as device_certificate
 from .gpu import runtime as gpu_runtime
-from .graphs import LoadedGraph, is_generator_spec, load_graph, resolve_path
+from .graphs import (
+    LoadedGraph,
+    choose_graph,
+    is_generator_spec,
+    load_graph,
+    resolve_path,
+)
 from .impls.base import Implementation, SolveResult, canonical_distances
 from .jsonfile import read_json, write_json_atomic
 from .progress import Progress
@@ -134,6 +145,7 @@ class Runner:
         self.outcome = RunOutcome(run_dir)
         self.device_roofline: dict[str, Any] | None = None  # the run's device constants, when measured
         self.floors: dict[tuple[str, int], float | None] = {}  # (graph label, source) -> floor seconds
+        self.stand_ins: dict[str, tuple[str, str]] = {}  # graph label -> (catalog name, spec), for its rows
         self.solved, self.failed_prepares = _load_done(self.rows_path) if resume else (set(), set())
         if resume:
             self.manifest = json.loads(self.manifest_path.read_text())
@@ -187,10 +199,23 @@ class Runner:
                                              for variant in self.config.variants)
 
     def _preflight(self) -> None:
-        """Refuse a missing graph file or unfetched catalog name before anything runs (generators are fine)."""
+        """Refuse a missing graph file or unfetched catalog name before anything runs (generators, stand-ins
+        included, are fine)."""
         for entry in self.config.graphs:
-            if not is_generator_spec(entry.graph):
-                resolve_path(entry.graph, self.config.datasets)
+            stand_in, force = self._stand_in_choice(entry)
+            chosen, _ = choose_graph(entry.graph, self.config.datasets, stand_in, force)
+            if not is_generator_spec(chosen):
+                resolve_path(chosen, self.config.datasets)
+
+    def _stand_in_choice(self, entry) -> tuple[str | None, bool]:
+        """(the stand-in spec the entry allows, whether to force it): a resumed run keeps what it began with,
+        the real graph or the stand-in, even if the dataset cache changed in between."""
+        recorded = self.manifest.get("graphs", {}).get(entry.label)
+        if entry.stand_in is None or not recorded:
+            return entry.stand_in, False
+        if recorded.get("stand_in_for"):
+            return entry.stand_in, True
+        return None, False
 
     def _measure_device_roofline(self) -> None:
         """(a) and (c) of the roofline, once per run, when a GPU implementation will run on a usable GPU."""
@@ -257,7 +282,8 @@ class Runner:
         progress.describe(entry.label, "loading")
         started = time.perf_counter()
         try:
-            loaded = load_graph(entry.graph, entry.label, entry.weights, config.datasets)
+            stand_in, force = self._stand_in_choice(entry)
+            loaded = load_graph(entry.graph, entry.label, entry.weights, config.datasets, stand_in, force)
         except (UserError, OSError, MemoryError) as error:
             status, message = classify(error) if not isinstance(error, UserError) else ("error", str(error))
             for variant in config.variants:
@@ -267,6 +293,9 @@ class Runner:
             return
         load_s = time.perf_counter() - started
         graph = loaded.graph
+        if loaded.stand_in_for:
+            self.stand_ins[entry.label] = (loaded.stand_in_for, loaded.stand_in)
+            self.log(f"{entry.label}: {loaded.stand_in_for} is not fetched; its stand-in {loaded.stand_in} runs instead")
         progress.describe(entry.label, "picking sources")
         started = time.perf_counter()
         cache = sources_cache_path(loaded.path, config.source_count, config.source_seed, config.min_reached)
@@ -297,6 +326,8 @@ class Runner:
             "provenance": graph.meta.get("provenance", {}), "weights": graph.meta.get("weights", "keep"),
             "characteristics": graph.meta.get("characteristics", {}), "table1": graph.meta.get("table1", {}),
             "sources": sources, "load_s": load_s, "sources_s": sources_s,
+            "stand_in_for": loaded.stand_in_for, "stand_in": loaded.stand_in,
+            "stand_in_note": _stand_in_note(loaded),
         }
         write_json_atomic(self.manifest_path, self.manifest)
 
@@ -446,6 +477,7 @@ class Runner:
         return references[key]
 
     def _row(self, label: str, variant: Variant, implementation_class, source, index, repetition) -> dict[str, Any]:
+        stand_in_for, stand_in = self.stand_ins.get(label, (None, None))
         return {
             "run_id": self.run_dir.name, "phase": "solve", "graph": label,
             "implementation": variant.implementation, "variant": variant.name, "params": variant.params,
@@ -456,6 +488,7 @@ class Runner:
             "reached_vertices": None, "reached_arcs": None, "mteps": None,
             "certificate": None, "reference": None, "counters": {},
             "floor_s": None if source is None else self.floors.get((label, source)),
+            "stand_in_for": stand_in_for, "stand_in": stand_in,
         }
 
     def _write_prepare(self, writer: RowWriter, label: str, variant: Variant, seconds, status: str, message: str):
@@ -465,6 +498,14 @@ class Runner:
         writer.write(row)
         if status != "ok":
             self.outcome.statuses[status] += 1
+
+
+def _stand_in_note(loaded: LoadedGraph) -> str:
+    """The catalog's reason why a stand-in matches its graph, when the stand-in is the catalog's own."""
+    from . import catalog
+
+    entry = catalog.find(loaded.stand_in_for) if loaded.stand_in_for else None
+    return entry.stand_in_note if entry is not None and entry.stand_in == loaded.stand_in else ""
 
 
 def _now() -> str:

@@ -116,8 +116,45 @@ def test_a_missing_config_file_is_named(tmp_path):
         load_config(tmp_path / "nothing.yaml")
 
 
-def test_the_shipped_configs_are_valid():
-    from pathlib import Path
+# Every file in configs/ is parsed by tests/test_configs_parse.py (skipping those that name an implementation
+# not registered yet).
 
-    for path in sorted(Path(__file__).parent.parent.joinpath("configs").glob("*.yaml")):
-        assert load_config(path).graphs
+
+def test_labels_run_one_implementation_with_several_parameter_sets():
+    config = config_from("""
+        graphs: ["grid:rows=4,cols=4"]
+        implementations:
+          - {name: cpu-bf-queue, label: spfa-quiet, params: {count_relaxations: false}}
+          - {name: cpu-bf-queue, label: spfa-counting, params: {count_relaxations: true}}
+        baseline: spfa-quiet
+        targets: {paper_bandwidth_gbs: 288, mteps: {"grid:rows=4,cols=4": {spfa-counting: 1.0}}}
+    """)
+    assert [(v.name, v.implementation, v.params) for v in config.variants] == [
+        ("spfa-quiet", "cpu-bf-queue", {"count_relaxations": False}),
+        ("spfa-counting", "cpu-bf-queue", {"count_relaxations": True})]
+    assert config.baseline == "spfa-quiet"
+    assert config.targets["mteps"]["grid:rows=4,cols=4"] == {"spfa-counting": 1.0}
+
+
+def test_a_labelled_sweep_names_its_variants_after_the_label():
+    config = config_from("""
+        graphs: ["grid:rows=4,cols=4"]
+        implementations:
+          - cpu-bf
+          - {name: cpu-bf, label: bf-sweep, params: {count_relaxations: [false, true]}}
+    """)
+    assert [v.name for v in config.variants] == [
+        "cpu-bf", "bf-sweep[count_relaxations=false]", "bf-sweep[count_relaxations=true]"]
+
+
+@pytest.mark.parametrize("implementations, message", [
+    ("[cpu-bf, cpu-bf]", r"x.yaml:2: implementations: 'cpu-bf' is listed twice; give one a different 'label'"),
+    ("[{name: cpu-bf, label: cpu-dijkstra}]",
+     r"x.yaml:2: implementations\[0\].label: 'cpu-dijkstra' is the name of another implementation"),
+    ("[{name: cpu-bf, label: my bf}]", r"implementations\[0\].label: expected a name without spaces, slashes"),
+    ("[{name: cpu-bf, label: a/b}]", r"implementations\[0\].label: expected a name without spaces, slashes"),
+    ("[{name: cpu-bf, label: 7}]", r"implementations\[0\].label: expected str, got int 7"),
+])
+def test_refused_labels(implementations, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_config(f'graphs: ["grid:rows=4"]\nimplementations: {implementations}\n', "x.yaml")

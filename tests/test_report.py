@@ -388,3 +388,44 @@ def test_speed_targets_without_a_matching_gpu_are_not_checked(tmp_path):
     summary = summarize(write_run(tmp_path / "r1", manifest("r1", config={"name": "u", "targets": targets}),
                                   standard_rows()))
     assert row_of(summary, "g1", "gpu-x")["target_met"] is None
+
+
+# ---------------------------------------------------------------------------------------------- stand-ins
+
+
+def test_a_stand_in_graph_is_marked_in_every_table(tmp_path):
+    graphs = {
+        "asia.osm": {"n": 400, "m": 1000, "directed": False, "weighted": True, "provenance": {"spec": "road:..."},
+                     "origin": "stand-in", "stand_in_for": "asia.osm", "stand_in": "road:n=400,seed=3",
+                     "stand_in_note": "road network of the same size"},
+        "g2": {"n": 50, "m": 200, "directed": False, "weighted": True, "provenance": {}, "stand_in_for": None},
+    }
+    rows = [solve("asia.osm", "cpu-dijkstra", 0.010), solve("asia.osm", "gpu-x", 0.002, device="gpu"),
+            solve("g2", "cpu-dijkstra", 0.004), solve("g2", "gpu-x", 0.001, device="gpu")]
+    run = write_run(tmp_path / "r1", manifest("r1", graphs=graphs), rows)
+    summary = summarize(run)
+    assert row_of(summary, "asia.osm", "gpu-x")["stand_in"] == "road:n=400,seed=3"
+    assert row_of(summary, "asia.osm", "gpu-x")["stand_in_for"] == "asia.osm"
+    assert row_of(summary, "g2", "gpu-x")["stand_in"] == ""
+    assert row_of(summary, "asia.osm", "gpu-x")["speedup"] == pytest.approx(5.0)  # the label is still the graph
+
+    markdown = write_report(run)["markdown"].read_text()
+    assert "| asia.osm † | stand-in †: generated road:n=400,seed=3 |" in markdown
+    assert "- asia.osm: stand-in for asia.osm, `road:n=400,seed=3`: road network of the same size" in markdown
+    assert "| asia.osm † | gpu-x |" in markdown and "| g2 | gpu-x |" in markdown
+    assert "† A synthetic stand-in ran under this label" in markdown
+
+    table = format_table(summary)
+    assert "asia.osm †" in table and "† a synthetic stand-in" in table
+
+
+def test_rows_alone_mark_a_stand_in_when_the_manifest_is_older(tmp_path):
+    rows = [dict(solve("g1", "cpu-dijkstra", 0.01), stand_in_for="asia.osm", stand_in="road:n=400")]
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), rows))
+    assert row_of(summary, "g1", "cpu-dijkstra")["stand_in"] == "road:n=400"
+
+
+def test_real_graphs_are_not_marked(tmp_path):
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), standard_rows()))
+    assert set(summary["stand_in_for"]) == {""}
+    assert "†" not in format_table(summary)

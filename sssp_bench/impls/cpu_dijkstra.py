@@ -15,6 +15,15 @@ Where the papers use it:
   SPLIB; a binary heap stands in for it here.
 
 Dijkstra is only correct for non-negative weights, so `prepare` refuses a graph with a negative weight.
+
+Counters: `iterations` = `settled` (vertices taken from the heap with their final distance), `heap_pushes`,
+`heap_pops`; with `count_relaxations`, `relax_attempts` (arcs examined), `relaxations` (distance improvements)
+and both per iteration (`relax_attempts_per_iteration`, `relaxations_per_iteration`, the names the Bellman-Ford
+baselines use) for H-BF's Figure 9. Dijkstra has no rounds, so an iteration here is one heap pop that settles a
+vertex (stale pops relax nothing and are not iterations): the figure describes Dijkstra as "a very long
+horizontal line", one short step per settled vertex, each relaxing that vertex's out-arcs. The per-iteration
+lists therefore have one entry per reached vertex (n entries on a connected graph: count on small graphs or few
+sources).
 """
 
 from __future__ import annotations
@@ -66,8 +75,9 @@ def _sift_down(keys, vertices, size):
 def dijkstra_kernel(row_offsets, column_ids, weights, unit_weights, source, distances, count_relaxations):
     """Fill `distances` (pre-set to the unreached sentinel) from `source`.
 
-    Returns (settled, heap_pushes, heap_pops, relax_attempts, relaxations); the last two stay 0 unless
-    `count_relaxations`.
+    Returns (settled, heap_pushes, heap_pops, attempts_per_iteration, relaxations_per_iteration): with
+    `count_relaxations` the arrays hold one entry per settled vertex (its arcs examined, its improvements),
+    else they are empty.
     """
     n = len(row_offsets) - 1
     capacity = max(16, n)  # grows by doubling: lazy deletion can hold up to m + 1 entries, usually far fewer
@@ -77,8 +87,8 @@ def dijkstra_kernel(row_offsets, column_ids, weights, unit_weights, source, dist
     settled = 0
     pushes = 0
     pops = 0
-    attempts = 0
-    relaxations = 0
+    attempts_per_iteration = np.zeros(n if count_relaxations else 0, np.int64)
+    relaxations_per_iteration = np.zeros(n if count_relaxations else 0, np.int64)
 
     distances[source] = 0
     keys[0] = 0
@@ -96,16 +106,17 @@ def dijkstra_kernel(row_offsets, column_ids, weights, unit_weights, source, dist
             _sift_down(keys, vertices, size)
         if key > distances[u]:
             continue  # stale: u was settled with a smaller key already
+        iteration = settled
         settled += 1
         for arc in range(row_offsets[u], row_offsets[u + 1]):
             v = column_ids[arc]
             candidate = key + (1 if unit_weights else weights[arc])
             if count_relaxations:
-                attempts += 1
+                attempts_per_iteration[iteration] += 1
             if candidate < distances[v]:
                 distances[v] = candidate
                 if count_relaxations:
-                    relaxations += 1
+                    relaxations_per_iteration[iteration] += 1
                 if size == capacity:
                     capacity *= 2
                     grown_keys = np.empty(capacity, keys.dtype)
@@ -119,7 +130,9 @@ def dijkstra_kernel(row_offsets, column_ids, weights, unit_weights, source, dist
                 _sift_up(keys, vertices, size)
                 size += 1
                 pushes += 1
-    return settled, pushes, pops, attempts, relaxations
+    if count_relaxations:
+        return settled, pushes, pops, attempts_per_iteration[:settled], relaxations_per_iteration[:settled]
+    return settled, pushes, pops, attempts_per_iteration, relaxations_per_iteration
 
 
 def _run_dijkstra(arrays: KernelArrays, source: int, count_relaxations: bool):
@@ -142,7 +155,9 @@ class CpuDijkstra(Implementation):
     negative_weights = False
     parameters = {
         "count_relaxations": Parameter(
-            bool, False, "count relax attempts (arcs examined) and relaxations (distance improvements); off when timing"
+            bool, False,
+            "count relax attempts (arcs examined) and relaxations (distance improvements), in total and per settled "
+            "vertex (H-BF Figure 9); off when timing"
         ),
     }
 
@@ -164,8 +179,10 @@ class CpuDijkstra(Implementation):
             "iterations": int(settled), "settled": int(settled), "heap_pushes": int(pushes), "heap_pops": int(pops),
         }
         if self.params["count_relaxations"]:
-            counters["relax_attempts"] = int(attempts)
-            counters["relaxations"] = int(relaxations)
+            counters["relax_attempts"] = int(attempts.sum())
+            counters["relaxations"] = int(relaxations.sum())
+            counters["relax_attempts_per_iteration"] = attempts.tolist()
+            counters["relaxations_per_iteration"] = relaxations.tolist()
         return SolveResult(distances, unreached, counters)
 
     def teardown(self) -> None:
