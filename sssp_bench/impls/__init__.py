@@ -21,6 +21,9 @@ MODULES = [
     "bf_frontier",
     "workfront",
     "near_far",
+    "bfs_harish",
+    "bfs_vwarp",
+    "bfs_edge",
 ]
 
 _registry: dict[str, type[Implementation]] | None = None

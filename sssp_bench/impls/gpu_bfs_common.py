@@ -1,0 +1,106 @@
+"""What the CuPy BFS implementations share (kind "bfs": levels, weights ignored): the graph upload and memory
+check in prepare, the int32 level array and the status words, level initialisation and the result.
+
+BFS is the unweighted case of the harness. A solve returns levels (hops from the source) as an int32 CuPy array
+with `LEVEL_INF` (INT32_MAX) where unreached; the runner verifies them the Graph500 way with the device
+certificate (kind "bfs": level(source) = 0, no arc spans more than one level forward, every reached vertex but
+the source has a parent one level up, unreached exactly where the level is infinite) and compares sampled
+sources with the CPU reference. Every weighted graph is accepted: its weights are never read.
+
+Each GPU BFS module holds one `GpuBfsBase` subclass with its `.cu` beside it; the kernels include
+`bfs_common.cuh` (the level type, LEVEL_INF and `bfs_init`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..csr import CSRGraph
+from ..errors import UnsupportedGraphError
+from ..gpu import runtime
+from .base import Implementation, Parameter, SolveResult
+from .cpu_common import check_source
+
+LEVEL_INF = int(np.iinfo(np.int32).max)
+"""The unreached level (INT32_MAX), as LEVEL_INF in bfs_common.cuh."""
+STATUS_WORDS = 32
+"""uint64 status words per solve: frontier sizes, flags and counters, read back by the host (bfs_common.cuh)."""
+BLOCK = 256
+
+COUNT_FRONTIERS = Parameter(
+    bool, False, "record the frontier size and the arcs examined per level (counters); off when timing",
+)
+
+
+class GpuBfsBase(Implementation):
+    """Base of the CuPy BFS family. Subclasses set `name`, `description`, `cu_file`, `parameters` and write
+    `prepare_device` (kernels, working arrays) and `run_levels(source)` (after `init_levels`)."""
+
+    kind = "bfs"
+    device = "gpu"
+    negative_weights = True  # weights are ignored
+    parameters: ClassVar[dict[str, Parameter]] = {"count_frontiers": COUNT_FRONTIERS}
+
+    cu_file: ClassVar[str]               # the .cu beside the module
+    per_vertex_bytes: ClassVar[int] = 4  # device bytes per vertex beyond the CSR (the int32 levels)
+    per_arc_bytes: ClassVar[int] = 0     # device bytes per arc beyond the CSR
+
+    @classmethod
+    def available(cls) -> tuple[bool, str]:
+        return runtime.gpu_status()
+
+    def prepare(self, graph: CSRGraph) -> None:
+        self.graph = graph
+        if graph.n < 1:
+            raise UnsupportedGraphError(f"{self.name}: the graph has no vertices")
+        if graph.n >= LEVEL_INF:
+            raise UnsupportedGraphError(f"{self.name}: n={graph.n} does not fit int32 levels")
+        self.cp = runtime.cupy_module()
+        self.module = runtime.load_module(Path(__file__).with_name(self.cu_file))
+        self.dgraph = runtime.device_graph(graph, self.per_vertex_bytes, self.per_arc_bytes, who=self.name)
+        self.levels = self.cp.empty(graph.n, dtype=np.int32)
+        self.words = self.cp.zeros(STATUS_WORDS, dtype=np.uint64)
+        self.readback = runtime.HostReadback(self.words)
+        self._init_kernel = self.module.function("bfs_init")
+        self.prepare_device()
+        self.synchronize()
+
+    def prepare_device(self) -> None:
+        """Subclasses: kernels and working arrays beyond the levels."""
+
+    def init_levels(self, source: int) -> None:
+        """levels = LEVEL_INF, 0 at the source; every status word zeroed."""
+        n = self.graph.n
+        runtime.launch(self._init_kernel, runtime.blocks_for(n, BLOCK, cap=4096), BLOCK,
+                       (self.levels, np.int64(n), np.int64(source), self.words, np.int32(STATUS_WORDS)))
+
+    def counting(self) -> bool:
+        return bool(self.params.get("count_frontiers", False))
+
+    def result(self, depth: int, **counters: Any) -> SolveResult:
+        """`depth`: the number of levels expanded (the eccentricity of the source + 1 when it has out-arcs)."""
+        return SolveResult(self.levels, LEVEL_INF, {"iterations": int(depth), **counters})
+
+    def solve(self, source: int) -> SolveResult:
+        source = check_source(self.graph, source)
+        self.init_levels(source)
+        return self.run_levels(source)
+
+    def run_levels(self, source: int) -> SolveResult:
+        raise NotImplementedError
+
+    def synchronize(self) -> None:
+        runtime.cupy_module().cuda.get_current_stream().synchronize()
+
+    def teardown(self) -> None:
+        for name in ("levels", "words", "readback", "dgraph", "module"):
+            if hasattr(self, name):
+                setattr(self, name, None)
+        self.teardown_device()
+        self.graph = None
+
+    def teardown_device(self) -> None:
+        """Subclasses: drop their own device arrays."""

@@ -1,0 +1,206 @@
+"""BFS-4K's Table 2 comparators (bfs-harish, bfs-vwarp, bfs-edge) against the CPU reference levels and the BFS
+certificate, on a GPU (marker `gpu`).
+
+Skipped as a whole without CuPy (module-level importorskip) and without a usable CUDA device (the autouse
+fixture). Run on the device machine with `python -m pytest -q tests/test_gpu_bfs_comparators.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+
+import numpy as np
+import pytest
+
+from sssp_bench import impls
+from sssp_bench.config import parse_config
+from sssp_bench.csr import CSRGraph, from_arcs
+from sssp_bench.generators import generate
+from sssp_bench.gpu import runtime
+from sssp_bench.impls import canonical_distances
+from sssp_bench.impls.cpu_bfs import CpuBfs
+from sssp_bench.runner import start_run
+from sssp_bench.verify import certificate, compare, reference_distances
+from sssp_bench.weights import apply_weights
+
+cupy = pytest.importorskip("cupy")  # after the imports: none of them needs CuPy
+
+pytestmark = pytest.mark.gpu
+
+VARIANTS = [
+    ("bfs-harish", {}),
+    ("bfs-vwarp", {}),
+    ("bfs-vwarp", {"warp_size": 1}),
+    ("bfs-vwarp", {"warp_size": 4}),
+    ("bfs-vwarp", {"warp_size": 32}),
+    ("bfs-edge", {}),
+]
+VARIANT_IDS = [name + "".join(f"-{key}={value}" for key, value in params.items()) for name, params in VARIANTS]
+NEGATIVE = "negative:min=1,max=100,potential=50,seed=1"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def gpu_device():
+    ok, why = runtime.gpu_status()
+    if not ok:
+        pytest.skip(f"no usable GPU: {why}")
+    if cupy.cuda.runtime.getDeviceCount() < 1:
+        pytest.skip("CuPy sees no CUDA device")
+    os.environ[runtime.SYNC_CHECK_ENV] = "1"  # pin any kernel fault on its launch in these tests
+    yield
+    os.environ.pop(runtime.SYNC_CHECK_ENV, None)
+    runtime.release_device_graphs()
+
+
+@pytest.fixture(params=VARIANTS, ids=VARIANT_IDS)
+def variant(request):
+    return request.param
+
+
+def solve_all(name: str, graph: CSRGraph, sources, **params):
+    """[(source, canonical levels, counters)] from one prepared implementation (levels copied before the next
+    solve overwrites them)."""
+    implementation = impls.get(name)(**params)
+    implementation.prepare(graph)
+    try:
+        results = []
+        for source in sources:
+            result = implementation.solve(source)
+            results.append((source, canonical_distances(result), result.counters))
+        return results
+    finally:
+        implementation.teardown()
+
+
+def check_against_reference(variant, graph: CSRGraph, sources):
+    name, params = variant
+    for source, levels, _ in solve_all(name, graph, sources, **params):
+        expected = reference_distances(graph, source, kind="bfs")
+        compared = compare(expected, levels)
+        assert compared.ok, f"{name} {params} on {graph.name} from {source}: {compared.message}"
+        proof = certificate(graph, source, levels, kind="bfs")
+        assert proof.ok, f"{name} {params} on {graph.name} from {source}: {proof.message}"
+
+
+def some_sources(graph: CSRGraph, count: int = 3) -> list[int]:
+    degrees = graph.out_degrees()
+    picks = [0, graph.n - 1, graph.n // 2, int(np.argmax(degrees))]
+    return list(dict.fromkeys(picks))[: max(count, 1)]
+
+
+GENERATED = [
+    "rmat:n=4096,m=65536,seed=3",
+    "random:n=3000,m=24000,seed=4",
+    "grid:rows=40,cols=50,seed=5",
+    "chain:n=700,seed=6",
+    "star:n=2000,seed=7",
+    "dag:n=1500,degree=8,seed=8",
+    "kron:scale=11,edgefactor=8,seed=9",
+    "road:n=5000,seed=10",
+]
+
+
+@pytest.mark.parametrize("spec", GENERATED)
+def test_generated_graphs_match_the_reference(variant, spec):
+    graph = generate(spec)
+    check_against_reference(variant, graph, some_sources(graph, 4))
+
+
+def test_weights_are_ignored_even_negative_ones(variant):
+    graph = generate("rmat:n=2048,m=16384,seed=11")
+    sources = some_sources(graph)
+    check_against_reference(variant, apply_weights(graph, "uniform:min=1,max=1000,seed=2"), sources)
+    negative = apply_weights(generate("grid:rows=30,cols=30,seed=12"), NEGATIVE)
+    assert negative.has_negative_weights()
+    check_against_reference(variant, negative, some_sources(negative))
+    unweighted = [levels for _, levels, _ in solve_all(variant[0], graph.with_weights(None), sources, **variant[1])]
+    weighted = [levels for _, levels, _ in solve_all(variant[0], graph, sources, **variant[1])]
+    assert all(np.array_equal(a, b) for a, b in zip(unweighted, weighted))
+
+
+def test_small_and_odd_graphs(variant):
+    name, params = variant
+    one = from_arcs(1, [], [], np.zeros(0, np.int32), name="one-vertex")
+    check_against_reference(variant, one, [0])
+    one_loop = from_arcs(1, [0], [0], [3], name="one-vertex-self-loop")
+    check_against_reference(variant, one_loop, [0])
+    # parallel arcs (0->2 twice), self-loops, an isolated vertex (5) and one that points in but is unreachable (6)
+    arcs = [(0, 1, 4), (0, 2, 3), (0, 2, 1), (2, 1, 2), (1, 3, 1), (2, 3, 5), (3, 3, 0), (3, 4, 0), (6, 0, 1),
+            (1, 1, -7)]
+    diamond = from_arcs(7, *zip(*arcs), name="diamond")
+    check_against_reference(variant, diamond, [0, 6, 5])
+    levels = solve_all(name, diamond, [0], **params)[0][1]
+    assert list(levels) == [0, 1, 1, 2, 3, np.inf, np.inf]
+    levels = solve_all(name, diamond, [6], **params)[0][1]
+    assert list(levels) == [1, 2, 2, 3, 4, np.inf, 0]
+
+
+def test_disconnected_graphs_and_a_source_without_out_arcs(variant):
+    name, params = variant
+    halves = from_arcs(8, [0, 1, 2, 4, 5, 6], [1, 2, 3, 5, 6, 7], [1, 2, 3, 4, 5, 6], name="two-chains")
+    check_against_reference(variant, halves, [0, 4, 3])
+    star = generate("star:n=500,directed=true,seed=2")
+    check_against_reference(variant, star, [0, 17])
+    (_, leaf, counters), = solve_all(name, star, [17], **params)
+    assert leaf[17] == 0 and np.isinf(np.delete(leaf, 17)).all()
+    assert counters["iterations"] == 1  # one level expanded, which discovered nothing
+    sparse = generate("random:n=5000,m=3000,seed=15")  # many isolated vertices and small components
+    check_against_reference(variant, sparse, some_sources(sparse, 4))
+
+
+def test_a_graph_larger_than_one_wave_of_threads(variant):
+    graph = generate("rmat:n=65536,m=1048576,seed=21")
+    check_against_reference(variant, graph, some_sources(graph, 2))
+
+
+@pytest.mark.parametrize("spec", ["rmat:n=4096,m=65536,seed=3", "chain:n=300,seed=6", "road:n=3000,seed=10"])
+def test_counted_frontiers_are_those_of_the_sequential_bfs(variant, spec):
+    name, params = variant
+    graph = generate(spec)
+    sources = some_sources(graph, 3)
+    cpu = CpuBfs()
+    cpu.prepare(graph)
+    for source, levels, counters in solve_all(name, graph, sources, count_frontiers=True, **params):
+        expected = cpu.solve(source).counters
+        assert counters["frontier_sizes"] == expected["frontier_sizes"], (name, params, source)
+        assert counters["iterations"] == expected["iterations"] == len(counters["frontier_sizes"])
+        assert counters["visited"] == expected["visited"] == int(np.isfinite(levels).sum())
+        assert counters["arcs_examined"] == expected["arcs_examined"]
+    quiet = solve_all(name, graph, [source], **params)[0][2]  # the last source again, uncounted
+    assert "frontier_sizes" not in quiet and quiet["iterations"] == counters["iterations"]
+    if name == "bfs-vwarp":
+        assert counters["warp_size"] == params.get("warp_size", 8)
+
+
+def test_every_comparator_through_the_runner_with_the_device_certificate(tmp_path):
+    text = """
+        graphs:
+          - {graph: "rmat:n=2048,m=16384,seed=2", label: rmat}
+          - {graph: "grid:rows=24,cols=24,seed=1", label: grid-negative, weights: "negative:min=1,max=50,potential=20,seed=3"}
+        implementations:
+          - cpu-bfs
+          - bfs-harish
+          - {name: bfs-vwarp, params: {warp_size: [1, 8, 32]}}
+          - {name: bfs-edge, params: {count_frontiers: [false, true]}}
+        sources: {count: 4, seed: 1}
+        warmup: 1
+        baseline: cpu-bfs
+        verification: {reference_sources: 2}
+    """
+    config = parse_config(textwrap.dedent(text), str(tmp_path / "bfs.yaml"), default_name="bfs")
+    config.output, config.datasets = tmp_path / "results", tmp_path / "datasets"
+    outcome = start_run(config, run_id="bfs", show_progress=False)
+    rows = [json.loads(line) for line in (outcome.run_dir / "rows.jsonl").read_text().splitlines()]
+    problems = [(row["graph"], row["variant"], row["phase"], row["status"], row["message"]) for row in rows
+                if row["status"] != "ok"]
+    assert not problems, problems
+    solves = [row for row in rows if row["phase"] == "solve"]
+    gpu_rows = [row for row in solves if row["device"] == "gpu"]
+    assert len(gpu_rows) == 2 * 6 * 4  # 2 graphs, 6 GPU variants, 4 sources
+    assert all(row["kind"] == "bfs" for row in solves)
+    assert all(row["timer"] == "cuda-event" and row["time_s"] > 0 for row in gpu_rows)
+    assert all(row["certificate"] is True for row in solves)
+    assert all(row["certificate_device"] == "gpu" for row in gpu_rows)
+    assert runtime._graph_cache == {}  # released after the last graph
