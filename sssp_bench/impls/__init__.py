@@ -24,6 +24,7 @@ MODULES = [
     "bfs_harish",
     "bfs_vwarp",
     "bfs_edge",
+    "bfs4k",
 ]
 
 _registry: dict[str, type[Implementation]] | None = None

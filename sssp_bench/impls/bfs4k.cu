@@ -1,0 +1,375 @@
+// bfs4k: BFS-4K (Busato & Bombieri), frontier BFS with the paper's Kepler techniques (bfs4k.py says which
+// section each one comes from and which parameter switches it).
+//
+// One BFS level expands the frontier F (level d) into F' (level d + 1). Every kernel reads its state from the
+// status words (level, frontier sizes, flags), so the host launches steps without reading anything back:
+//   bfs4k_single      one block of 1024 threads; runs whole levels while the frontier is small, keeping F and F'
+//                     in shared memory (Figure 8a);
+//   bfs4k_multi       the whole device; expands one level whose frontier is large (Figure 8b);
+//   bfs4k_heavy       the cooperative stand-in for dynamic parallelism: heavy vertices listed by bfs4k_multi are
+//                     expanded by whole blocks, tiles of K3 x block arcs;
+//   bfs4k_next_level  one thread: moves to the next level after bfs4k_multi (and its child grids) finished.
+// A step that finds nothing to do returns at once, so batches of steps can be launched (or replayed as CUDA
+// graphs) past the end of the search.
+//
+// Expansion (bfs4k_expand.cuh): threads take arcs from a work source (virtual warps, edge-discover or an arc
+// range), filter the head (visited check, then the shared-memory hash table), keep new vertices in a local
+// queue of registers and, every BFS4K_Q arcs, write the queues out with a two-level exclusive prefix sum and
+// one atomicAdd per block.
+#include "bfs_common.cuh"
+#include "bfs4k_expand.cuh"
+
+// ---------------------------------------------------------------------------------------------------------------
+// Dynamic parallelism (BFS4K_CDP, compiled with -rdc=true): a child grid per heavy vertex, fire and forget.
+// CDP2 (CUDA 12+, Hopper) has no device-side synchronisation: the parent never waits; the parent grid counts as
+// finished only when its children are, so bfs4k_next_level (next in the stream) sees everything they wrote.
+// ---------------------------------------------------------------------------------------------------------------
+
+extern "C" __global__ void bfs4k_child(const vertex_t* __restrict__ column_ids, level_t* levels, level_t next_level,
+                                       long long arc_begin, long long arc_end, int* next_frontier, long long capacity,
+                                       word_t* words, int size_word, int flags, int k3, int k7, int hash_entries) {
+    extern __shared__ unsigned long long bfs4k_dynamic_shared[];
+    __shared__ BlockScratch scratch;
+    Context ctx;
+    ctx.row_offsets = nullptr;
+    ctx.column_ids = column_ids;
+    ctx.levels = levels;
+    ctx.next_level = next_level;
+    ctx.flags = flags;
+    ctx.k7 = k7;
+    ctx.scratch = &scratch;
+    ctx.table = bfs4k_dynamic_shared;
+    ctx.table_mask = (unsigned)hash_entries - 1u;
+    ctx.out_shared = nullptr;
+    ctx.shared_capacity = 0;
+    ctx.out_global = next_frontier;
+    ctx.global_capacity = capacity;
+    ctx.counter = &words[size_word];
+    ctx.counter_in_shared = false;
+    ctx.heavy_degree = 0x7fffffffffffffffLL;
+    clear_table(ctx, hash_entries);
+    __syncthreads();
+    long long tile = (long long)k3 * blockDim.x;
+    long long begin = arc_begin + (long long)blockIdx.x * tile;
+    long long end = begin + tile < arc_end ? begin + tile : arc_end;
+    RangeSource source;
+    source.start(begin, end);
+    run_rounds(source, ctx);
+}
+
+#ifdef BFS4K_CDP
+#define BFS4K_CHILD_LIMIT 1024ULL  // child grids per level (the device runtime's pending-launch pool is finite)
+
+__device__ bool launch_child(const Context& ctx, long long begin, long long end) {
+    unsigned long long slot = atomicAdd(&ctx.words[B4_CHILDREN], 1ULL);
+    if (slot >= BFS4K_CHILD_LIMIT) return false;
+    long long tile = (long long)ctx.k3 * ctx.block_size;
+    unsigned blocks = (unsigned)((end - begin + tile - 1) / tile);
+    bfs4k_child<<<blocks, ctx.block_size, (size_t)ctx.child_hash_entries * 8>>>(
+        ctx.column_ids, ctx.levels, ctx.next_level, begin, end, ctx.out_global, ctx.global_capacity, ctx.words,
+        ctx.size_word, ctx.flags, ctx.k3, ctx.k7, ctx.child_hash_entries);
+    return cudaGetLastError() == cudaSuccess;
+}
+#endif
+
+// A heavy frontier vertex (out-degree >= heavy_degree) is given away by the one thread that read it: to a child
+// grid (dynamic_parallelism "child"), else to the heavy list that bfs4k_heavy expands after this kernel. False
+// when neither took it (child limit and full list): the caller expands it itself.
+__device__ bool give_away_heavy(const Context& ctx, vertex_t u, long long begin, long long end) {
+#ifdef BFS4K_CDP
+    if ((ctx.flags & F_DP_CHILD) && launch_child(ctx, begin, end)) return true;
+#endif
+    long long tile = (long long)ctx.k3 * ctx.block_size;
+    unsigned long long tiles = (unsigned long long)((end - begin + tile - 1) / tile);
+    unsigned long long packed = atomicAdd(&ctx.words[B4_HEAVY], (1ULL << HEAVY_SHIFT) | tiles);
+    unsigned long long index = packed >> HEAVY_SHIFT;
+    if (index >= (unsigned long long)ctx.heavy_capacity) return false;
+    ctx.heavy_vertices[index] = u;
+    ctx.heavy_first_tile[index] = (long long)(packed & HEAVY_TILE_MASK);
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The kernels' shared argument list
+// ---------------------------------------------------------------------------------------------------------------
+
+#define BFS4K_ARGS                                                                                              \
+    const offset_t *__restrict__ row_offsets, const vertex_t *__restrict__ column_ids, level_t *levels,         \
+        int *frontiers, long long capacity, word_t *words, long long *level_log, int *heavy_vertices,           \
+        long long *heavy_first_tile, long long heavy_capacity, long long heavy_degree, int flags, int k1,       \
+        float k4, int k3, int k7, long long threshold, int hash_entries, int child_hash_entries
+
+__device__ void fill_context(Context& ctx, BFS4K_ARGS, level_t level, BlockScratch* scratch,
+                             unsigned long long* table, int table_entries) {
+    ctx.row_offsets = row_offsets;
+    ctx.column_ids = column_ids;
+    ctx.levels = levels;
+    ctx.next_level = level + 1;
+    ctx.flags = flags;
+    ctx.k1 = k1;
+    ctx.k3 = k3;
+    ctx.k4 = k4;
+    ctx.k7 = k7;
+    ctx.scratch = scratch;
+    ctx.table = table;
+    ctx.table_mask = (unsigned)table_entries - 1u;
+    ctx.out_shared = nullptr;
+    ctx.shared_capacity = 0;
+    ctx.out_global = frontiers + (long long)((level + 1) & 1) * capacity;
+    ctx.global_capacity = capacity;
+    ctx.size_word = B4_SIZE0 + ((level + 1) & 1);
+    ctx.counter = &words[ctx.size_word];
+    ctx.counter_in_shared = false;
+    ctx.words = words;
+    ctx.heavy_vertices = heavy_vertices;
+    ctx.heavy_first_tile = heavy_first_tile;
+    ctx.heavy_capacity = heavy_capacity;
+    ctx.heavy_degree = (flags & (F_DP_CHILD | F_DP_COOPERATIVE)) ? heavy_degree : 0x7fffffffffffffffLL;
+    ctx.block_size = blockDim.x;
+    ctx.child_hash_entries = child_hash_entries;
+}
+
+// Expand the frontier F[0, size) of level ctx.next_level - 1 with `threads` threads (this one is `thread`):
+// edge-discover when size < threads / K4 (never for K4 = 0, as the paper uses it), else virtual warps of nearest_pow2(threads / size) in [K1, 32].
+__device__ void expand_level(Context& ctx, const int* frontier, long long size, long long thread, long long threads) {
+    if ((ctx.flags & F_EDGE_DISCOVER) && ctx.k4 > 0.0f && (double)size * (double)ctx.k4 < (double)threads) {
+        EdgeDiscoverSource source;
+        source.start(ctx, frontier, size, thread >> 5, threads >> 5);
+        run_rounds(source, ctx);
+    } else {
+        int width = 1;
+        if (ctx.flags & F_VIRTUAL_WARPS) {
+            long long ratio = threads / (size > 0 ? size : 1);
+            width = 32;
+            while (width > 1 && width > ratio) width >>= 1;
+            if (width < ctx.k1) width = ctx.k1;
+        }
+        VirtualWarpSource source;
+        source.start(ctx, frontier, size, width, thread, threads);
+        run_rounds(source, ctx);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Single-block kernel: whole levels in one block while the frontier has at most `threshold` vertices
+// ---------------------------------------------------------------------------------------------------------------
+
+// Dynamic shared memory: the hash table (hash_entries words), then F and F' (threshold ints each).
+#define SINGLE_ARCS_PER_VERTEX 32
+extern "C" __global__ void __launch_bounds__(1024, 1) bfs4k_single(BFS4K_ARGS) {
+    extern __shared__ unsigned long long bfs4k_dynamic_shared[];
+    __shared__ BlockScratch scratch;
+    if (words[B4_STALLED]) return;
+    level_t level = (level_t)words[B4_LEVEL];
+    long long size = (long long)words[B4_SIZE0 + (level & 1)];
+    if (size == 0 || size > threshold) return;
+
+    unsigned long long* table = bfs4k_dynamic_shared;
+    int* current = (int*)(table + hash_entries);
+    int* next = current + threshold;
+    const int* global_current = frontiers + (long long)(level & 1) * capacity;
+    for (long long i = threadIdx.x; i < size; i += blockDim.x) current[i] = global_current[i];
+    Context ctx;
+    fill_context(ctx, row_offsets, column_ids, levels, frontiers, capacity, words, level_log, heavy_vertices,
+                 heavy_first_tile, heavy_capacity, heavy_degree, flags, k1, k4, k3, k7, threshold, hash_entries,
+                 child_hash_entries, level, &scratch, table, hash_entries);
+    clear_table(ctx, hash_entries);
+    __syncthreads();
+    bool counting = (flags & F_COUNT) != 0;
+    if (threadIdx.x == 0) scratch.level_arcs = 0ULL;
+    __syncthreads();
+    while (true) {
+        // A heavy vertex goes to the multi-block kernel, which has dynamic parallelism (Section 5.3); so does a
+        // level of more than SINGLE_ARCS_PER_VERTEX x threshold arcs (a few hubs are not "limited parallelism").
+        bool heavy = false;
+        unsigned long long my_arcs = 0ULL;
+        for (long long i = threadIdx.x; i < size; i += blockDim.x) {
+            vertex_t u = current[i];
+            long long degree = row_offsets[u + 1] - row_offsets[u];
+            my_arcs += (unsigned long long)degree;
+            if (degree >= ctx.heavy_degree) heavy = true;
+        }
+        if (my_arcs) atomicAdd(&scratch.level_arcs, my_arcs);
+        heavy = __syncthreads_or(heavy);
+        if (heavy || scratch.level_arcs > (unsigned long long)(SINGLE_ARCS_PER_VERTEX * threshold)) {
+            int* global_out = frontiers + (long long)(level & 1) * capacity;
+            for (long long i = threadIdx.x; i < size; i += blockDim.x) global_out[i] = current[i];
+            if (threadIdx.x == 0) {
+                words[B4_LEVEL] = (word_t)level;
+                words[B4_SIZE0 + (level & 1)] = (word_t)size;
+                words[B4_HANDOFF] = 1ULL;
+            }
+            return;
+        }
+        ctx.next_level = level + 1;
+        ctx.out_shared = next;
+        ctx.shared_capacity = threshold;
+        ctx.out_global = frontiers + (long long)((level + 1) & 1) * capacity;
+        ctx.counter = &scratch.reserved;
+        ctx.counter_in_shared = true;
+        if (threadIdx.x == 0) {
+            scratch.reserved = 0ULL;
+            scratch.arcs = 0ULL;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) scratch.level_arcs = 0ULL;  // everyone read it before the barrier above
+        expand_level(ctx, current, size, threadIdx.x, blockDim.x);
+        if (counting && ctx.arcs) atomicAdd(&scratch.arcs, ctx.arcs);
+        ctx.arcs = 0ULL;
+        __syncthreads();
+        long long next_size = (long long)scratch.reserved;
+        if (counting && threadIdx.x == 0) {
+            level_log[2 * (long long)level] = size;
+            level_log[2 * (long long)level + 1] = (long long)scratch.arcs;
+        }
+        level += 1;
+        if (next_size == 0 || next_size > threshold) {
+            int* global_out = frontiers + (long long)(level & 1) * capacity;
+            long long in_shared = next_size < threshold ? next_size : threshold;
+            for (long long i = threadIdx.x; i < in_shared; i += blockDim.x) global_out[i] = next[i];
+            if (threadIdx.x == 0) {
+                words[B4_LEVEL] = (word_t)level;
+                words[B4_SIZE0 + (level & 1)] = (word_t)next_size;
+                words[B4_SIZE0 + ((level + 1) & 1)] = 0ULL;
+                words[B4_LEVELS_DONE] += 1ULL;
+                if (next_size > capacity) words[B4_STALLED] = 1ULL;
+            }
+            return;
+        }
+        if (threadIdx.x == 0) words[B4_LEVELS_DONE] += 1ULL;
+        int* swap = current;
+        current = next;
+        next = swap;
+        size = next_size;
+        __syncthreads();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Multi-block kernel: one level over the whole device
+// ---------------------------------------------------------------------------------------------------------------
+
+extern "C" __global__ void bfs4k_multi(BFS4K_ARGS) {
+    extern __shared__ unsigned long long bfs4k_dynamic_shared[];
+    __shared__ BlockScratch scratch;
+    if (words[B4_STALLED]) return;
+    level_t level = (level_t)words[B4_LEVEL];
+    long long size = (long long)words[B4_SIZE0 + (level & 1)];
+    if (size == 0) return;
+    if ((flags & F_SINGLE_BLOCK) && size <= threshold && !words[B4_HANDOFF]) return;
+    if (blockIdx.x == 0 && threadIdx.x == 0) words[B4_EXPANDED] = 1ULL;
+    Context ctx;
+    fill_context(ctx, row_offsets, column_ids, levels, frontiers, capacity, words, level_log, heavy_vertices,
+                 heavy_first_tile, heavy_capacity, heavy_degree, flags, k1, k4, k3, k7, threshold, hash_entries,
+                 child_hash_entries, level, &scratch, bfs4k_dynamic_shared, hash_entries);
+    clear_table(ctx, hash_entries);
+    __syncthreads();
+    const int* frontier = frontiers + (long long)(level & 1) * capacity;
+    expand_level(ctx, frontier, size, (long long)blockIdx.x * blockDim.x + threadIdx.x,
+                 (long long)gridDim.x * blockDim.x);
+    if ((flags & F_COUNT) && ctx.arcs) atomicAdd(&words[B4_ARCS], ctx.arcs);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Heavy vertices, cooperatively: tiles of K3 x block arcs, one block per tile (grid-stride)
+// ---------------------------------------------------------------------------------------------------------------
+
+extern "C" __global__ void bfs4k_heavy(BFS4K_ARGS) {
+    extern __shared__ unsigned long long bfs4k_dynamic_shared[];
+    __shared__ BlockScratch scratch;
+    if (words[B4_STALLED]) return;
+    unsigned long long packed = words[B4_HEAVY];
+    if (packed == 0ULL) return;
+    long long entries = (long long)(packed >> HEAVY_SHIFT);
+    if (entries > heavy_capacity) entries = heavy_capacity;
+    long long tiles = (long long)(packed & HEAVY_TILE_MASK);
+    level_t level = (level_t)words[B4_LEVEL];
+    Context ctx;
+    fill_context(ctx, row_offsets, column_ids, levels, frontiers, capacity, words, level_log, heavy_vertices,
+                 heavy_first_tile, heavy_capacity, heavy_degree, flags, k1, k4, k3, k7, threshold, hash_entries,
+                 child_hash_entries, level, &scratch, bfs4k_dynamic_shared, hash_entries);
+    clear_table(ctx, hash_entries);
+    __syncthreads();
+    long long tile_arcs = (long long)k3 * blockDim.x;
+    for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        // the entry whose tiles cover this one: the last with first_tile <= tile (first tiles increase)
+        long long low = 0, high = entries;
+        while (low < high) {
+            long long middle = (low + high) >> 1;
+            if (heavy_first_tile[middle] <= tile) low = middle + 1; else high = middle;
+        }
+        long long begin = 0, end = 0;
+        if (low > 0) {
+            long long entry = low - 1;
+            vertex_t u = heavy_vertices[entry];
+            long long first = row_offsets[u], last = row_offsets[u + 1];
+            begin = first + (tile - heavy_first_tile[entry]) * tile_arcs;
+            end = begin + tile_arcs < last ? begin + tile_arcs : last;
+            if (begin > end) begin = end;
+        }
+        RangeSource source;
+        source.start(begin, end);
+        run_rounds(source, ctx);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Level bookkeeping
+// ---------------------------------------------------------------------------------------------------------------
+
+// After bfs4k_multi (and its children, and bfs4k_heavy): F' becomes F, the per-level words are reset.
+extern "C" __global__ void bfs4k_next_level(word_t* words, long long* level_log, long long capacity, int flags) {
+    if (threadIdx.x != 0 || blockIdx.x != 0) return;
+    if (words[B4_STALLED] || !words[B4_EXPANDED]) return;
+    long long level = (long long)words[B4_LEVEL];
+    unsigned long long next_size = words[B4_SIZE0 + ((level + 1) & 1)];
+    if (flags & F_COUNT) {
+        level_log[2 * level] = (long long)words[B4_SIZE0 + (level & 1)];
+        level_log[2 * level + 1] = (long long)words[B4_ARCS];
+    }
+    words[B4_SIZE0 + (level & 1)] = 0ULL;
+    words[B4_LEVEL] = (word_t)(level + 1);
+    words[B4_EXPANDED] = 0ULL;
+    words[B4_HANDOFF] = 0ULL;
+    words[B4_HEAVY] = 0ULL;
+    words[B4_CHILDREN_TOTAL] += words[B4_CHILDREN];
+    words[B4_CHILDREN] = 0ULL;
+    words[B4_ARCS] = 0ULL;
+    words[B4_LEVELS_DONE] += 1ULL;
+    if (next_size > (unsigned long long)capacity) words[B4_STALLED] = 1ULL;
+}
+
+// The search starts from F = {source} at level 0.
+extern "C" __global__ void bfs4k_start(int* frontiers, word_t* words, long long source) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) {
+        frontiers[0] = (int)source;
+        words[B4_SIZE0] = 1ULL;
+    }
+}
+
+// Frontier overflow (duplicates beyond the buffer): F' is rebuilt exactly from the levels, after
+// bfs4k_rebuild_reset. Rare: without duplicates a frontier never exceeds n entries.
+extern "C" __global__ void bfs4k_rebuild_reset(word_t* words) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) {
+        words[B4_SIZE0 + (words[B4_LEVEL] & 1)] = 0ULL;
+        words[B4_STALLED] = 0ULL;
+    }
+}
+
+extern "C" __global__ void bfs4k_rebuild(const level_t* levels, long long n, int* frontiers, long long capacity,
+                                         word_t* words) {
+    long long level = (long long)words[B4_LEVEL];
+    int* out = frontiers + (level & 1) * capacity;
+    word_t* counter = &words[B4_SIZE0 + (level & 1)];
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long base = (long long)blockIdx.x * blockDim.x; base < n; base += stride) {
+        long long v = base + threadIdx.x;
+        bool mine = v < n && levels[v] == (level_t)level;
+        unsigned ballot = __ballot_sync(0xffffffffu, mine);
+        unsigned long long first = 0ULL;
+        int lane = threadIdx.x & 31;
+        if (lane == 0 && ballot) first = atomicAdd(counter, (unsigned long long)__popc(ballot));
+        first = __shfl_sync(0xffffffffu, first, 0);
+        if (mine) out[first + __popc(ballot & ((1u << lane) - 1u))] = (int)v;
+    }
+}
