@@ -21,6 +21,7 @@ MODULES = [
     "bf_frontier",
     "workfront",
     "near_far",
+    "hbf",
     "bfs_harish",
     "bfs_vwarp",
     "bfs_edge",

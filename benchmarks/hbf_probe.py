@@ -1,0 +1,135 @@
+"""Speed probe for `hbf` (H-BF): median solve time over a few sources, with CUDA events, and MTEPS, for every
+optimization on, each one alone, all off, some tuning variants, and workfront and lonestar for comparison. Run on
+a GPU machine:
+
+    python3 benchmarks/hbf_probe.py                       # the four default graphs
+    python3 benchmarks/hbf_probe.py --graphs road --sources 5 --variants all-on,all-off
+
+MTEPS = arcs out of the vertices a source reaches / median solve time / 1e6 (the H-BF paper's Table 2 unit; its
+H-BF row on a GTX 780: rmat.3Mv.20Me 201, USA-road-d.CAL 6.4). Not a benchmark run (no manifest, no
+verification beyond a distance check against the first variant): use configs and the runner for that.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from sssp_bench.generators import generate
+from sssp_bench.gpu import runtime
+from sssp_bench.impls import canonical_distances
+from sssp_bench.impls.hbf import HBF
+from sssp_bench.impls.lonestar import LoneStar
+from sssp_bench.impls.workfront import WorkfrontSweep
+
+GRAPHS = {
+    "rmat": "rmat:n=3000000,m=20000000,directed=false,seed=1",    # H-BF's rmat.3Mv.20Me (GTGraph R-MAT shape)
+    "random": "random:n=2000000,m=128000000,directed=false,seed=1",  # H-BF's random 2Mv.128Me (Table 3)
+    "road": "road:n=2000000,seed=1",
+    "kron": "kron:scale=21,seed=1",
+}
+OFF = {"edge_classification": False, "dedup64": False, "coalesced_enqueue": False, "virtual_warps": False,
+       "cache_hints": False, "dynamic_parallelism": "off"}
+VARIANTS = {
+    "all-on": ("hbf", {}),
+    "all-on-child": ("hbf", {"dynamic_parallelism": "child"}),
+    "all-on-vpw-auto": ("hbf", {"vertices_per_vw": 0}),
+    "all-on-vpw4": ("hbf", {"vertices_per_vw": 4}),
+    "all-on-tdp256": ("hbf", {"tdp": 256}),
+    "all-on-tdp1024": ("hbf", {"tdp": 1024}),
+    "all-on-bps8": ("hbf", {"blocks_per_sm": 8}),
+    "all-on-nographs": ("hbf", {"graphs": False}),
+    "all-off": ("hbf", OFF),
+    "+classification": ("hbf", {**OFF, "edge_classification": True}),
+    "+dedup64": ("hbf", {**OFF, "dedup64": True}),
+    "+coalesced": ("hbf", {**OFF, "coalesced_enqueue": True}),
+    "+virtual-warps": ("hbf", {**OFF, "virtual_warps": True}),
+    "+cache-hints": ("hbf", {**OFF, "cache_hints": True}),
+    "+cooperative": ("hbf", {**OFF, "dynamic_parallelism": "cooperative"}),
+    "+child": ("hbf", {**OFF, "dynamic_parallelism": "child"}),
+    "workfront": ("workfront", {}),
+    "lonestar": ("lonestar", {}),
+}
+CLASSES = {"hbf": HBF, "workfront": WorkfrontSweep, "lonestar": LoneStar}
+
+
+def pick_sources(graph, count: int, seed: int = 1) -> list[int]:
+    """Sources with out-arcs, seeded."""
+    candidates = np.flatnonzero(graph.out_degrees() > 0)
+    rng = np.random.default_rng(seed)
+    return [int(v) for v in rng.choice(candidates, size=min(count, len(candidates)), replace=False)]
+
+
+def time_variant(name: str, params: dict, graph, sources: list[int], reference: dict | None):
+    implementation = CLASSES[name](**params)  # not the registry: other modules may be mid-edit
+    started = time.perf_counter()
+    try:
+        implementation.prepare(graph)
+    except Exception as error:  # noqa: BLE001 - a probe reports and goes on
+        return None, f"{type(error).__name__}: {str(error)[:160]}", None
+    prepare_s = time.perf_counter() - started
+    try:
+        implementation.solve(sources[0])  # warm-up
+        implementation.synchronize()
+        times, results = [], {}
+        for source in sources:
+            start = runtime.record_event()
+            result = implementation.solve(source)
+            end = runtime.record_event()
+            times.append(runtime.elapsed_seconds(start, end))
+            distances = canonical_distances(result)
+            results[source] = distances
+            if reference is not None and not np.array_equal(reference[source], distances):
+                return None, f"distances differ from the first variant's from source {source}", None
+            iterations = result.counters.get("iterations")
+        note = f"grid {implementation.iteration_blocks} blocks" if name == "hbf" else ""
+        return (statistics.median(times), prepare_s, iterations), note, results
+    finally:
+        implementation.teardown()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--graphs", default=",".join(GRAPHS))
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--sources", type=int, default=10)
+    parser.add_argument("--budget", type=float, default=1e9, help="seconds per graph; later variants are skipped after it")
+    parser.add_argument("--road-sources", type=int, default=5, help="sources on the road graph (many iterations)")
+    parser.add_argument("--random-m", type=int, default=128_000_000)
+    arguments = parser.parse_args()
+    print(f"device: {runtime.gpu_status()[1]}")
+    for label in arguments.graphs.split(","):
+        spec = GRAPHS[label]
+        if label == "random":
+            spec = f"random:n=2000000,m={arguments.random_m},directed=false,seed=1"
+        started = time.perf_counter()
+        graph = generate(spec)
+        print(f"\n{label}: {spec}  n={graph.n} m={graph.m}  (generated in {time.perf_counter() - started:.1f} s)")
+        sources = pick_sources(graph, arguments.road_sources if label == "road" else arguments.sources)
+        degrees = graph.out_degrees()
+        reference, arcs = None, None
+        began = time.perf_counter()
+        print(f"  {'variant':<16} {'median ms':>10} {'MTEPS':>9} {'iters':>7} {'prepare s':>10}  note")
+        for variant in arguments.variants.split(","):
+            name, params = VARIANTS[variant]
+            if time.perf_counter() - began > arguments.budget:
+                print(f"  {variant:<16} skipped: the probe's --budget of {arguments.budget:.0f} s is spent")
+                continue
+            timing, note, results = time_variant(name, params, graph, sources, reference)
+            if timing is None:
+                print(f"  {variant:<16} {'-':>10} {'-':>9} {'-':>7} {'-':>10}  {note}")
+                continue
+            if reference is None:
+                reference = results
+                arcs = statistics.median(int(degrees[np.isfinite(results[s])].sum()) for s in sources)
+            median_s, prepare_s, iterations = timing
+            print(f"  {variant:<16} {median_s * 1e3:>10.2f} {arcs / median_s / 1e6:>9.1f} {iterations!s:>7} "
+                  f"{prepare_s:>10.2f}  {note}", flush=True)
+        runtime.release_device_graphs()
+
+
+if __name__ == "__main__":
+    main()

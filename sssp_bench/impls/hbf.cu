@@ -1,0 +1,673 @@
+// H-BF: Busato and Bombieri's frontier Bellman-Ford for Kepler (hbf-bellman-ford-kepler, sections 4 and 5).
+//
+// One kernel per frontier propagation step (Algorithm 3): the frontier's vertices are dequeued, each one's
+// out-arcs relaxed, and improved vertices enqueued into the next frontier. Every optimization is a bit of
+// `flags`, uniform over the launch:
+//   HBF_CLASSIFY   edge classification (section 4.1, Algorithm 4): the top two bits of each column id carry the
+//                  arc's class (marked in prepare): self-loops and arcs into out-degree-0 vertices are skipped
+//                  (the sinks are settled at the end by hbf_settle_sinks), arcs into in-degree-1 vertices are
+//                  stored without an atomic. The source's arcs are handled by hbf_source in the first
+//                  iteration with direct stores (unless the source has parallel arcs, which would race).
+//   HBF_DEDUP      duplicate removal (section 4.2, Algorithms 5 and 6): distance and iteration number share one
+//                  64-bit word (see "Packing" below) updated by ONE atomicMin; a vertex is enqueued only when the
+//                  word it replaced carried another iteration, so a frontier holds each vertex at most once.
+//                  Without it, distances are plain int64 and every improvement enqueues (duplicates allowed).
+//   HBF_COALESCE   coalesced enqueue (section 5.1): lanes collect pushes in a small register queue, a warp-shuffle
+//                  prefix sum places them in the warp's slot in shared memory, and a full slot goes to the global
+//                  frontier with one atomicAdd per warp and consecutive stores. Without it: one atomicAdd per push.
+//   HBF_HINTS      cache modifiers (section 5.1): frontier and row offsets by streaming loads (__ldcs), arcs and
+//                  weights through the read-only path (__ldg), distances from L2 only (__ldcg). Without: plain loads.
+//   HBF_DP_COOP    heavy vertices (degree > tdp, section 5.3) are not expanded by their virtual warp but listed,
+//                  and hbf_heavy, launched right after, spreads each listed vertex's arcs over the whole grid.
+//   HBF_DP_CHILD   heavy vertices get a child kernel (CUDA dynamic parallelism, compiled only with HBF_CDP and
+//                  -rdc=true); the parent never waits for it (no device-side synchronisation on CDP2): the
+//                  children relax and enqueue, and the stream's next kernel starts after them.
+//   HBF_COUNT      relax attempts and improvements into the status words.
+//   HBF_VWARPS     dynamic virtual warps (section 5.2): each iteration kernel sizes them on the device from the
+//                  frontier size in the status words: lanes of 2^vw_shift threads (vw_shift = log2 of the previous
+//                  power of two of resident threads / frontier size, clamped to [2, 5]), each taking runs of
+//                  `per_vw` consecutive frontier entries over a grid-stride loop. Without: one thread per entry.
+//
+// Iterations are driven from the device: iteration i = words[HBF_BASE] + the kernel's round argument, its input
+// frontier is frontiers[i % 2] with words[HBF_QUEUE0 + i % 3] entries, its output frontiers[(i + 1) % 2] counted
+// in words[HBF_QUEUE0 + (i + 1) % 3]; it zeroes words[HBF_QUEUE0 + (i + 2) % 3] (iteration i - 1's input, which
+// iteration i + 1 fills). So the host can launch iterations in batches without reading sizes back (CUDA graphs
+// captured once, replayed in batches of 1 to 16 iterations, each ending with hbf_bump_base); iterations after
+// the frontier emptied do nothing. An iteration number reaching the cap (n) with a non-empty frontier sets
+// HBF_CAPPED instead of running (a reachable negative cycle; it also keeps the packed tags below all-ones).
+//
+// Packing (HBF_DEDUP): word = (distance - low) << tag_bits | iteration, unsigned. tag_bits (<= 31) holds every
+// iteration index 0..n-1 and the all-ones "never enqueued" tag; the 64 - tag_bits high bits hold the distance
+// biased by `low`, a lower bound of every simple path's length (the host derives it from the negative weights),
+// with all ones meaning unreached. Without a negative cycle every tentative distance is the length of a simple
+// path, so it lies in [low, high] and the host checks high - low fits; a candidate below `low` therefore proves
+// a reachable negative cycle (W_FLOOR is set and the candidate clamped), and a candidate above the field is never
+// an improvement. Order of words = order of distances, ties broken by the smaller iteration, so atomicMin keeps
+// the smallest distance and the returned old word tells whether this iteration already enqueued the vertex.
+//
+// Status words (24): common.cuh's 0..7 (W_FLOOR, W_ATTEMPTS, W_RELAXATIONS), the three rotating frontier
+// counters, the heavy-list and child counters by iteration parity (iteration i zeroes the pair i - 1 used), the
+// overflow flag, the iteration base, the count of iterations with a non-empty frontier, and the cap flag.
+#include "common.cuh"
+
+#define HBF_BLOCK 256
+#define HBF_WARPS (HBF_BLOCK / 32)
+#define HBF_LOCAL 4       // register queue per lane (coalesced enqueue)
+#define HBF_SLOT 256      // shared-memory slot per warp, in vertices (>= 32 * HBF_LOCAL)
+#define HBF_FULL 0xffffffffu
+#ifndef HBF_MIN_BLOCKS
+#define HBF_MIN_BLOCKS 1   // hbf_iteration's __launch_bounds__ minimum blocks per SM (see hbf.py)
+#endif
+
+#define HBF_CLASSIFY 1
+#define HBF_DEDUP 2
+#define HBF_COALESCE 4
+#define HBF_HINTS 8
+#define HBF_DP_COOP 16
+#define HBF_DP_CHILD 32
+#define HBF_COUNT 64
+#define HBF_VWARPS 128
+
+#define HBF_CLASS_SHIFT 30
+#define HBF_ID_MASK 0x3fffffff
+#define HBF_NORMAL 0u     // relax with atomicMin
+#define HBF_IN1 1u        // the target has in-degree 1: only this arc writes it, a plain store
+#define HBF_SINK 2u       // the target has out-degree 0: settled by hbf_settle_sinks
+#define HBF_LOOP 3u       // a self-loop of weight >= 0: never improves anything
+
+#define HBF_QUEUE0 8       // 8, 9, 10: frontier sizes, by iteration % 3
+#define HBF_HEAVY0 11      // 11, 12: heavy-list sizes, by iteration % 2
+#define HBF_OVERFLOW 13
+#define HBF_CHILD0 14      // 14, 15: child launches, by iteration % 2
+#define HBF_BASE 16        // added to every iteration kernel's round argument
+#define HBF_ROUNDS 17      // iterations with a non-empty frontier (the source's included)
+#define HBF_CAPPED 18      // an iteration numbered n found a non-empty frontier
+#define HBF_WORDS 24
+
+__device__ __forceinline__ long long hbf_min(long long a, long long b) { return a < b ? a : b; }
+
+// Everything a relaxation needs, uniform over a launch.
+struct HbfContext {
+    const offset_t* row_offsets;
+    const vertex_t* columns;  // marked column ids with HBF_CLASSIFY, the plain ones otherwise
+    const weight_t* weights;
+    int unit_weights;
+    word_t* info;             // packed words with HBF_DEDUP, int64 distances otherwise
+    word_t* words;
+    int flags;
+    int iteration;
+    int tag_bits;
+    long long low;
+};
+
+// --- loads with and without the paper's cache modifiers ---------------------------------------------------------
+
+__device__ __forceinline__ offset_t hbf_offset(const HbfContext& c, vertex_t u) {
+    return (c.flags & HBF_HINTS) ? __ldcs(c.row_offsets + u) : c.row_offsets[u];
+}
+
+__device__ __forceinline__ vertex_t hbf_frontier_entry(const vertex_t* frontier, long long i, int flags) {
+    return (flags & HBF_HINTS) ? __ldcs(frontier + i) : frontier[i];
+}
+
+__device__ __forceinline__ vertex_t hbf_column(const HbfContext& c, offset_t e) {
+    return (c.flags & HBF_HINTS) ? __ldg(c.columns + e) : c.columns[e];
+}
+
+__device__ __forceinline__ dist_t hbf_weight(const HbfContext& c, offset_t e) {
+    if (c.unit_weights) return 1LL;
+    return (dist_t)((c.flags & HBF_HINTS) ? __ldg(c.weights + e) : c.weights[e]);
+}
+
+__device__ __forceinline__ word_t hbf_word(const HbfContext& c, vertex_t v) {
+    return (c.flags & HBF_HINTS) ? __ldcg(c.info + v) : c.info[v];
+}
+
+__device__ __forceinline__ word_t hbf_tag_mask(int tag_bits) { return (1ULL << tag_bits) - 1ULL; }
+__device__ __forceinline__ word_t hbf_inf_field(int tag_bits) { return ~0ULL >> tag_bits; }
+
+// The distance of u (DIST_INF when unreached).
+__device__ __forceinline__ dist_t hbf_distance(const HbfContext& c, vertex_t u) {
+    word_t word = hbf_word(c, u);
+    if (!(c.flags & HBF_DEDUP)) return (dist_t)word;
+    word_t field = word >> c.tag_bits;
+    return field == hbf_inf_field(c.tag_bits) ? DIST_INF : (dist_t)field + c.low;
+}
+
+// --- the relax step (Algorithms 4 and 6) -------------------------------------------------------------------------
+
+// Try dist(v) = du + w. `plain`: this thread is the only writer of v in this iteration (an in-degree-1 target or
+// a source arc), so a plain store replaces the atomic; `fresh`: v is known to be unreached (the source's arcs
+// without parallel arcs), so not even a read is needed. Returns true when v must join the next frontier;
+// *improved tells whether the distance fell.
+__device__ __forceinline__ bool hbf_relax(const HbfContext& c, vertex_t v, dist_t du, dist_t w, bool plain,
+                                          bool fresh, bool* improved) {
+    dist_t candidate = du + w;
+    if (c.flags & HBF_DEDUP) {
+        if (candidate < c.low) {  // below every simple path: a negative cycle
+            candidate = c.low;
+            c.words[W_FLOOR] = 1ULL;
+        }
+        word_t field = (word_t)(candidate - c.low);
+        if (field >= hbf_inf_field(c.tag_bits)) return false;  // above every simple path: never an improvement
+        word_t packed = (field << c.tag_bits) | (word_t)c.iteration;
+        word_t old = ~0ULL;
+        if (!fresh) {
+            old = hbf_word(c, v);
+            if (field >= (old >> c.tag_bits)) return false;
+        }
+        if (plain) {
+            c.info[v] = packed;
+        } else {
+            old = atomicMin(c.info + v, packed);
+            if (field >= (old >> c.tag_bits)) return false;
+        }
+        *improved = true;
+        return (old & hbf_tag_mask(c.tag_bits)) != (word_t)c.iteration;  // Algorithm 6's test
+    }
+    if (candidate < DIST_FLOOR) {
+        candidate = DIST_FLOOR;
+        c.words[W_FLOOR] = 1ULL;
+    }
+    dist_t* dist = (dist_t*)c.info;
+    if (!fresh && candidate >= (dist_t)hbf_word(c, v)) return false;
+    if (plain) {
+        dist[v] = candidate;
+    } else if (candidate >= atomicMin(dist + v, candidate)) {
+        return false;
+    }
+    *improved = true;
+    return true;
+}
+
+// --- the enqueue (section 5.1) --------------------------------------------------------------------------------
+
+struct HbfEnqueue {
+    vertex_t* next;
+    word_t* counter;
+    long long capacity;
+    word_t* words;
+    vertex_t* slot;       // this warp's slot in shared memory (coalesced only)
+    bool coalesced;
+    int count;            // entries in this lane's register queue
+    int fill;             // entries in the warp's slot (warp-uniform)
+    vertex_t queue[HBF_LOCAL];
+
+    __device__ void store(long long at, vertex_t v) {
+        if (at < capacity) next[at] = v;
+        else words[HBF_OVERFLOW] = 1ULL;  // only possible without dedup64; the host reports it
+    }
+
+    // Warp-collective: a full slot to the global frontier, one atomicAdd, consecutive (coalesced) stores.
+    __device__ void flush() {
+        __syncwarp();
+        if (fill == 0) return;
+        int lane = threadIdx.x & 31;
+        unsigned long long base = 0ULL;
+        if (lane == 0) base = atomicAdd(counter, (unsigned long long)fill);
+        base = __shfl_sync(HBF_FULL, base, 0);
+        for (int j = lane; j < fill; j += 32) store((long long)base + j, slot[j]);
+        __syncwarp();
+        fill = 0;
+    }
+
+    // Warp-collective: every lane's register queue to the slot, at offsets from a warp-shuffle prefix sum.
+    __device__ void drain() {
+        int lane = threadIdx.x & 31;
+        int scan = count;
+#pragma unroll
+        for (int offset = 1; offset < 32; offset <<= 1) {
+            int other = __shfl_up_sync(HBF_FULL, scan, offset);
+            if (lane >= offset) scan += other;
+        }
+        int total = __shfl_sync(HBF_FULL, scan, 31);
+        if (fill + total > HBF_SLOT) flush();
+        int at = fill + scan - count;
+#pragma unroll
+        for (int j = 0; j < HBF_LOCAL; ++j) {
+            if (j < count) slot[at + j] = queue[j];
+        }
+        fill += total;
+        count = 0;
+        __syncwarp();
+    }
+
+    // Warp-collective when coalesced (every lane calls it, `want` or not).
+    __device__ void push(bool want, vertex_t v) {
+        if (!coalesced) {
+            if (want) store((long long)atomicAdd(counter, 1ULL), v);
+            return;
+        }
+        if (want) {
+#pragma unroll
+            for (int j = 0; j < HBF_LOCAL; ++j) {  // unrolled so the queue stays in registers
+                if (j == count) queue[j] = v;
+            }
+            ++count;
+        }
+        if (__any_sync(HBF_FULL, count == HBF_LOCAL)) drain();
+    }
+
+    // Block-collective (every thread of the block calls it): whatever is left in the register queues and the
+    // warps' slots goes to the frontier with ONE atomicAdd per block (warp 0 scans the warps' fills in `s_fill`).
+    // One atomicAdd per warp here made ~8 same-address atomics per block per iteration, serialised in L2.
+    __device__ void finish(word_t* s_fill) {
+        if (!coalesced) return;
+        drain();
+        int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+        if (lane == 0) s_fill[warp] = (word_t)fill;
+        __syncthreads();
+        if (warp == 0) {
+            word_t mine = lane < HBF_WARPS ? s_fill[lane] : 0ULL;
+            word_t inclusive = mine;
+#pragma unroll
+            for (int offset = 1; offset < HBF_WARPS; offset <<= 1) {
+                word_t other = __shfl_up_sync(HBF_FULL, inclusive, offset);
+                if (lane >= offset) inclusive += other;
+            }
+            word_t total = __shfl_sync(HBF_FULL, inclusive, HBF_WARPS - 1);
+            word_t base = 0ULL;
+            if (lane == 0 && total != 0ULL) base = atomicAdd(counter, total);
+            base = __shfl_sync(HBF_FULL, base, 0);
+            if (lane < HBF_WARPS) s_fill[lane] = base + inclusive - mine;
+        }
+        __syncthreads();
+        word_t base = s_fill[warp];
+        for (int j = lane; j < fill; j += 32) store((long long)base + j, slot[j]);
+        fill = 0;
+    }
+};
+
+__device__ __forceinline__ HbfEnqueue hbf_enqueue(vertex_t* next, word_t* counter, long long capacity,
+                                                  word_t* words, int flags, vertex_t* slot) {
+    HbfEnqueue out;
+    out.next = next;
+    out.counter = counter;
+    out.capacity = capacity;
+    out.words = words;
+    out.slot = slot;
+    out.coalesced = (flags & HBF_COALESCE) != 0;
+    out.count = 0;
+    out.fill = 0;
+    return out;
+}
+
+// One arc e out of a vertex at distance du: its class, the relaxation, the push (warp-collective: every lane of
+// the warp calls it together; `active` false for lanes without an arc this step).
+__device__ __forceinline__ void hbf_step(const HbfContext& c, HbfEnqueue& out, bool active, offset_t e, dist_t du,
+                                         bool source_arcs, bool source_fresh, unsigned long long& attempts,
+                                         unsigned long long& improvements) {
+    bool want = false;
+    vertex_t v = 0;
+    if (active) {
+        vertex_t raw = hbf_column(c, e);
+        unsigned kind = HBF_NORMAL;
+        v = raw;
+        if (c.flags & HBF_CLASSIFY) {
+            kind = (unsigned)raw >> HBF_CLASS_SHIFT;
+            v = raw & HBF_ID_MASK;
+        }
+        if (kind < HBF_SINK) {
+            bool improved = false;
+            bool plain = kind == HBF_IN1 || (source_arcs && source_fresh);
+            want = hbf_relax(c, v, du, hbf_weight(c, e), plain, plain && source_arcs, &improved);
+            ++attempts;
+            improvements += improved ? 1ULL : 0ULL;
+        }
+    }
+    out.push(want, v);
+}
+
+// The arcs start + first, start + first + step, ... below stop of one vertex (the source, a heavy vertex or a
+// child kernel's vertex), warp-uniformly. Called by every thread of the launch.
+__device__ void hbf_relax_range(const HbfContext& c, HbfEnqueue& out, dist_t du, offset_t first, offset_t stop,
+                                long long step, bool source_arcs, bool source_fresh,
+                                unsigned long long& attempts, unsigned long long& improvements) {
+    offset_t e = first;
+    bool active = e < stop;
+    while (__any_sync(HBF_FULL, active)) {
+        hbf_step(c, out, active, e, du, source_arcs, source_fresh, attempts, improvements);
+        e += step;
+        active = e < stop;
+    }
+}
+
+__device__ __forceinline__ HbfContext hbf_context(const offset_t* row_offsets, const vertex_t* columns,
+                                                  const weight_t* weights, int unit_weights, word_t* info,
+                                                  word_t* words, int flags, int iteration, int tag_bits,
+                                                  long long low) {
+    HbfContext c;
+    c.row_offsets = row_offsets;
+    c.columns = columns;
+    c.weights = weights;
+    c.unit_weights = unit_weights;
+    c.info = info;
+    c.words = words;
+    c.flags = flags;
+    c.iteration = iteration;
+    c.tag_bits = tag_bits;
+    c.low = low;
+    return c;
+}
+
+__device__ __forceinline__ void hbf_add_counts(const HbfContext& c, unsigned long long attempts,
+                                               unsigned long long improvements) {
+    if (c.flags & HBF_COUNT) add_counts(c.words, attempts, improvements);
+}
+
+__device__ __forceinline__ int hbf_queue_word(int iteration) { return HBF_QUEUE0 + iteration % 3; }
+
+// The iteration a batched kernel runs: the base word (moved on by hbf_bump_base) plus its round argument.
+__device__ __forceinline__ int hbf_iteration_index(const word_t* words, int round_offset) {
+    return (int)((long long)words[HBF_BASE] + round_offset);
+}
+
+// The arguments every kernel of an iteration shares.
+#define HBF_COMMON_ARGS                                                                                     \
+    const offset_t *row_offsets, const vertex_t *columns, const weight_t *weights, int unit_weights,         \
+        word_t *info, long long capacity, word_t *words, int flags, int tag_bits, long long low
+#define HBF_CONTEXT(iteration) hbf_context(row_offsets, columns, weights, unit_weights, info, words, flags, \
+                                           iteration, tag_bits, low)
+// An iteration's output: frontiers[(i + 1) % 2] (each of `capacity` entries), counted in its queue word.
+#define HBF_OUTPUT(iteration, frontiers, slots)                                                              \
+    hbf_enqueue((frontiers) + (((iteration) + 1) & 1) * capacity, &words[hbf_queue_word((iteration) + 1)],   \
+                capacity, words, flags, (slots)[threadIdx.x >> 5])
+
+// --- dynamic parallelism (section 5.3) -------------------------------------------------------------------------
+
+// A heavy vertex's arcs over a whole child grid (HBF_DP_CHILD; compiled only for the -rdc=true module).
+extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_child(HBF_COMMON_ARGS, vertex_t* frontiers,
+                                                                  int iteration, vertex_t u) {
+    __shared__ vertex_t slots[HBF_WARPS][HBF_SLOT];
+    __shared__ word_t s_fill[HBF_WARPS];
+    HbfContext c = HBF_CONTEXT(iteration);
+    HbfEnqueue out = HBF_OUTPUT(iteration, frontiers, slots);
+    offset_t start = hbf_offset(c, u), stop = hbf_offset(c, u + 1);
+    dist_t du = hbf_distance(c, u);  // read now: the freshest value when the child runs
+    long long step = (long long)gridDim.x * blockDim.x;
+    unsigned long long attempts = 0ULL, improvements = 0ULL;
+    hbf_relax_range(c, out, du, start + (long long)blockIdx.x * blockDim.x + threadIdx.x, stop, step, false, false,
+                    attempts, improvements);
+    out.finish(s_fill);
+    hbf_add_counts(c, attempts, improvements);
+}
+
+// A heavy vertex found by a virtual warp: a child grid (up to `child_limit` per iteration), else the heavy list.
+__device__ __forceinline__ void hbf_dispatch_heavy(HBF_COMMON_ARGS, vertex_t* frontiers, int iteration,
+                                                   vertex_t u, long long degree, vertex_t* heavy,
+                                                   long long child_limit) {
+#if defined(HBF_CDP)
+    if (flags & HBF_DP_CHILD) {
+        if ((long long)atomicAdd(&words[HBF_CHILD0 + (iteration & 1)], 1ULL) < child_limit) {
+            unsigned blocks = (unsigned)hbf_min((degree + HBF_BLOCK - 1) / HBF_BLOCK, 1024LL);
+            hbf_child<<<blocks, HBF_BLOCK>>>(row_offsets, columns, weights, unit_weights, info, capacity, words,
+                                             flags, tag_bits, low, frontiers, iteration, u);
+            return;
+        }
+    }
+#endif
+    heavy[atomicAdd(&words[HBF_HEAVY0 + (iteration & 1)], 1ULL)] = u;
+}
+
+// --- the kernels --------------------------------------------------------------------------------------------------
+
+// Distances (or packed words) to unreached, the source's to 0; the status words zeroed; frontier 0 = {source};
+// the iteration base and the iteration count start at `first_iteration` (1 when hbf_source runs iteration 0).
+extern "C" __global__ void hbf_init(word_t* info, long long n, long long source, int flags, int tag_bits,
+                                    long long low, vertex_t* frontiers, word_t* words, int first_iteration) {
+    long long stride = (long long)gridDim.x * blockDim.x;
+    word_t unreached = (flags & HBF_DEDUP) ? ~0ULL : (word_t)DIST_INF;
+    // the source's word: distance 0, the all-ones tag of a vertex no iteration has enqueued
+    word_t at_source = (flags & HBF_DEDUP) ? (((word_t)(0LL - low) << tag_bits) | hbf_tag_mask(tag_bits)) : 0ULL;
+    for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
+        info[v] = v == source ? at_source : unreached;
+    }
+    if (blockIdx.x == 0 && threadIdx.x < HBF_WORDS) {
+        word_t value = 0ULL;
+        if (threadIdx.x == HBF_QUEUE0) value = 1ULL;
+        if (threadIdx.x == HBF_BASE || threadIdx.x == HBF_ROUNDS) value = (word_t)first_iteration;
+        words[threadIdx.x] = value;
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) frontiers[0] = (vertex_t)source;
+}
+
+// Iteration 0 with edge classification: the source's arcs, written directly (section 4.1, the source class).
+// `fresh`: the source has no parallel arcs, so each target is written once and is unreached before.
+extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_source(HBF_COMMON_ARGS, vertex_t* frontiers,
+                                                                   vertex_t source, int fresh) {
+    __shared__ vertex_t slots[HBF_WARPS][HBF_SLOT];
+    __shared__ word_t s_fill[HBF_WARPS];
+    HbfContext c = HBF_CONTEXT(0);
+    HbfEnqueue out = HBF_OUTPUT(0, frontiers, slots);
+    offset_t start = hbf_offset(c, source), stop = hbf_offset(c, source + 1);
+    long long step = (long long)gridDim.x * blockDim.x;
+    unsigned long long attempts = 0ULL, improvements = 0ULL;
+    hbf_relax_range(c, out, 0LL, start + (long long)blockIdx.x * blockDim.x + threadIdx.x, stop, step, true,
+                    fresh != 0, attempts, improvements);
+    out.finish(s_fill);
+    hbf_add_counts(c, attempts, improvements);
+}
+
+// One frontier propagation step (Algorithm 3's loop body), sized on the device. With HBF_VWARPS, virtual warp k
+// (2^vw_shift lanes) takes entries [k * per_vw, (k + 1) * per_vw), then k + all virtual warps of the grid, ...;
+// its lanes split each entry's arcs (lane j takes arcs j, j + width, ...). per_vw: `fixed_per_vw` when > 0,
+// else as many as cover the frontier in one pass of the grid (at most 32, the paper's bound). Entries of
+// degree > tdp go to hbf_dispatch_heavy instead (when a dynamic-parallelism mode is on).
+extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iteration(
+    HBF_COMMON_ARGS, vertex_t* frontiers, int round_offset, long long fixed_per_vw, long long tdp,
+    vertex_t* heavy, long long child_limit, long long cap) {
+    __shared__ vertex_t slots[HBF_WARPS][HBF_SLOT];
+    __shared__ word_t s_fill[HBF_WARPS];
+    int iteration = hbf_iteration_index(words, round_offset);
+    long long size = (long long)words[hbf_queue_word(iteration)];
+    // The counters the next iteration fills are zeroed even past the cap (a stale one would read as a frontier)
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        words[hbf_queue_word(iteration + 2)] = 0ULL;
+        words[HBF_HEAVY0 + ((iteration + 1) & 1)] = 0ULL;
+        words[HBF_CHILD0 + ((iteration + 1) & 1)] = 0ULL;
+        if (size != 0) words[iteration >= cap ? HBF_CAPPED : HBF_ROUNDS] += 1ULL;
+    }
+    if (size == 0 || iteration >= cap) return;  // block-uniform: every thread returns
+    const vertex_t* frontier = frontiers + (iteration & 1) * capacity;
+    HbfContext c = HBF_CONTEXT(iteration);
+    HbfEnqueue out = HBF_OUTPUT(iteration, frontiers, slots);
+    bool split_heavy = (flags & (HBF_DP_COOP | HBF_DP_CHILD)) != 0;
+    long long threads = (long long)gridDim.x * blockDim.x;
+    int vw_shift = 0;
+    long long per_vw = fixed_per_vw > 0 ? fixed_per_vw : 1;
+    if (flags & HBF_VWARPS) {
+        long long ratio = threads / size;
+        int log_ratio = ratio > 0 ? 63 - __clzll(ratio) : 0;
+        vw_shift = log_ratio < 2 ? 2 : (log_ratio > 5 ? 5 : log_ratio);
+        if (fixed_per_vw <= 0) {
+            per_vw = ((size << vw_shift) + threads - 1) / threads;
+            per_vw = per_vw < 1 ? 1 : (per_vw > 32 ? 32 : per_vw);
+        }
+    }
+    long long thread = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long width = 1LL << vw_shift;
+    long long lane = thread & (width - 1);
+    long long vw = thread >> vw_shift;
+    long long vws = threads >> vw_shift;
+    long long item = vw * per_vw, item_end = hbf_min(item + per_vw, size);
+    offset_t e = 0, stop = 0;
+    dist_t du = 0;
+    unsigned long long attempts = 0ULL, improvements = 0ULL;
+
+    // Moves this lane to its next arc: the next entry of its run, the next run of its virtual warp, or done.
+    auto next_arc = [&]() -> bool {
+        while (e >= stop) {
+            if (item >= item_end) {
+                if (item_end >= size) return false;
+                vw += vws;
+                item = vw * per_vw;
+                item_end = hbf_min(item + per_vw, size);
+                if (item >= size) return false;
+            }
+            vertex_t u = hbf_frontier_entry(frontier, item, flags);
+            ++item;
+            offset_t start = hbf_offset(c, u), end = hbf_offset(c, u + 1);
+            if (split_heavy && end - start > tdp) {
+                if (lane == 0) hbf_dispatch_heavy(row_offsets, columns, weights, unit_weights, info, capacity, words,
+                                                  flags, tag_bits, low, frontiers, iteration, u, end - start, heavy,
+                                                  child_limit);
+                continue;
+            }
+            du = hbf_distance(c, u);
+            e = start + lane;
+            stop = end;
+        }
+        return true;
+    };
+
+    bool active = item < size && next_arc();
+    while (__any_sync(HBF_FULL, active)) {
+        hbf_step(c, out, active, e, du, false, false, attempts, improvements);
+        if (active) {
+            e += width;
+            active = next_arc();
+        }
+    }
+    out.finish(s_fill);
+    hbf_add_counts(c, attempts, improvements);
+}
+
+// The cooperative expansion of this iteration's heavy list (HBF_DP_COOP, and HBF_DP_CHILD's overflow), load-
+// balanced: the listed vertices' arcs, concatenated in list order, are cut into tiles of HBF_BLOCK arcs dealt to
+// the blocks round-robin, so a few huge vertices and many merely heavy ones alike spread over the whole grid.
+// Every block walks the list in pieces of HBF_BLOCK entries: a block scan of the piece's degrees in shared memory
+// places its arcs, and each thread finds the entry of its arc by binary search there.
+extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_heavy(HBF_COMMON_ARGS, vertex_t* frontiers,
+                                                                  int round_offset, const vertex_t* heavy,
+                                                                  long long cap) {
+    __shared__ vertex_t slots[HBF_WARPS][HBF_SLOT];
+    __shared__ word_t s_fill[HBF_WARPS];
+    __shared__ long long s_end[HBF_BLOCK];  // inclusive scan of the piece's degrees
+    __shared__ offset_t s_row[HBF_BLOCK];
+    __shared__ dist_t s_du[HBF_BLOCK];
+    __shared__ long long s_warp_total[HBF_WARPS];
+    int iteration = hbf_iteration_index(words, round_offset);
+    if (iteration >= cap) return;
+    long long count = (long long)words[HBF_HEAVY0 + (iteration & 1)];  // nobody pushes during this kernel
+    if (count == 0) return;  // block-uniform
+    HbfContext c = HBF_CONTEXT(iteration);
+    HbfEnqueue out = HBF_OUTPUT(iteration, frontiers, slots);
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    long long grid = gridDim.x;
+    long long done = 0;  // arcs of the earlier pieces (block-uniform)
+    unsigned long long attempts = 0ULL, improvements = 0ULL;
+    for (long long piece = 0; piece < count; piece += HBF_BLOCK) {
+        long long j = piece + threadIdx.x;
+        long long degree = 0;
+        offset_t row = 0;
+        dist_t du = 0;
+        if (j < count) {
+            vertex_t u = heavy[j];
+            row = hbf_offset(c, u);
+            degree = hbf_offset(c, u + 1) - row;
+            du = hbf_distance(c, u);
+        }
+        long long scan = degree;
+#pragma unroll
+        for (int offset = 1; offset < 32; offset <<= 1) {
+            long long other = __shfl_up_sync(HBF_FULL, scan, offset);
+            if (lane >= offset) scan += other;
+        }
+        if (lane == 31) s_warp_total[warp] = scan;
+        __syncthreads();
+        long long total = 0;
+#pragma unroll
+        for (int w = 0; w < HBF_WARPS; ++w) {
+            if (w < warp) scan += s_warp_total[w];
+            total += s_warp_total[w];
+        }
+        s_end[threadIdx.x] = scan;
+        s_row[threadIdx.x] = row;
+        s_du[threadIdx.x] = du;
+        __syncthreads();
+        long long low = done, high = done + total;
+        long long first_tile = low / HBF_BLOCK;
+        long long tile = first_tile + (((long long)blockIdx.x - first_tile % grid) % grid + grid) % grid;
+        for (; tile * HBF_BLOCK < high; tile += grid) {  // block-uniform
+            long long t = tile * HBF_BLOCK + threadIdx.x;
+            bool active = t >= low && t < high;
+            offset_t e = 0;
+            dist_t d = 0;
+            if (active) {
+                long long local = t - low;
+                int a = 0, b = HBF_BLOCK - 1;  // the first entry whose inclusive end is above local
+                while (a < b) {
+                    int middle = (a + b) >> 1;
+                    if (s_end[middle] > local) b = middle; else a = middle + 1;
+                }
+                e = s_row[a] + (local - (a > 0 ? s_end[a - 1] : 0LL));
+                d = s_du[a];
+            }
+            hbf_step(c, out, active, e, d, false, false, attempts, improvements);
+        }
+        done = high;
+        __syncthreads();  // the shared arrays are rewritten for the next piece
+    }
+    out.finish(s_fill);
+    hbf_add_counts(c, attempts, improvements);
+}
+
+// The end of a captured batch of `rounds` iterations (CUDA graph replay): the base moves on.
+extern "C" __global__ void hbf_bump_base(word_t* words, long long rounds) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) words[HBF_BASE] += (word_t)rounds;
+}
+
+// After the last iteration with dedup64: the packed words back to int64 distances (DIST_INF where unreached).
+extern "C" __global__ void hbf_unpack(const word_t* info, dist_t* dist, long long n, int tag_bits, long long low) {
+    long long stride = (long long)gridDim.x * blockDim.x;
+    word_t inf_field = hbf_inf_field(tag_bits);
+    for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
+        word_t field = info[v] >> tag_bits;
+        dist[v] = field == inf_field ? DIST_INF : (dist_t)field + low;
+    }
+}
+
+// The extra kernel of section 4.1's out-degree class: each out-degree-0 vertex with in-arcs takes the minimum over
+// them (their tails are final by now and none is a sink), one thread per sink, no atomics. The in-arcs of sink
+// k are sink_tails/sink_weights[sink_offsets[k] .. sink_offsets[k + 1]).
+extern "C" __global__ void hbf_settle_sinks(dist_t* dist, const vertex_t* sinks, const long long* sink_offsets,
+                                            const vertex_t* sink_tails, const weight_t* sink_weights,
+                                            int unit_weights, long long count, word_t* words, int flags) {
+    long long stride = (long long)gridDim.x * blockDim.x;
+    unsigned long long attempts = 0ULL, improvements = 0ULL;
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < count; k += stride) {
+        vertex_t v = sinks[k];
+        dist_t best = dist[v];
+        for (long long a = sink_offsets[k]; a < sink_offsets[k + 1]; ++a) {
+            dist_t du = dist[sink_tails[a]];
+            if (du == DIST_INF) continue;
+            ++attempts;
+            dist_t candidate = du + (unit_weights ? 1LL : (dist_t)sink_weights[a]);
+            if (candidate < best) best = candidate;
+        }
+        if (best < dist[v]) {
+            dist[v] = best;
+            ++improvements;
+        }
+    }
+    if (flags & HBF_COUNT) add_counts(words, attempts, improvements);
+}
+
+// The marking phase of section 4.1 (in prepare): each arc's column id with its class in the top two bits. One
+// thread per arc; its tail is found by binary search in the row offsets (row_offsets + 1 is the inclusive scan
+// of the out-degrees). `in_degree` counts every arc into a vertex, self-loops and parallel arcs included.
+// A negative self-loop is a negative cycle: it stays a normal arc, so relaxing it reports the cycle.
+extern "C" __global__ void hbf_mark(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ columns,
+                                    const weight_t* __restrict__ weights, int unit_weights, long long n, long long m,
+                                    const long long* __restrict__ in_degree, vertex_t* marked) {
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < m; e += stride) {
+        vertex_t tail = (vertex_t)upper_bound(row_offsets + 1, n, e);
+        vertex_t v = columns[e];
+        unsigned kind = HBF_NORMAL;
+        if (v == tail) kind = arc_weight(weights, unit_weights, e) >= 0 ? HBF_LOOP : HBF_NORMAL;
+        else if (row_offsets[v + 1] == row_offsets[v]) kind = HBF_SINK;
+        else if (in_degree[v] == 1) kind = HBF_IN1;
+        marked[e] = (vertex_t)(((unsigned)v) | (kind << HBF_CLASS_SHIFT));
+    }
+}

@@ -1,0 +1,464 @@
+"""`hbf`: H-BF, Busato and Bombieri's frontier Bellman-Ford for Kepler GPUs, on Hopper.
+
+hbf-bellman-ford-kepler, sections 4 and 5 (Algorithms 3 to 6, Table 3). `hbf.cu` holds the kernels; every
+optimization is a parameter, all on by default:
+
+- The frontier-based algorithm (section 4, Algorithm 3): two frontiers of active vertices; each iteration
+  relaxes the out-arcs of the current frontier and enqueues the improved vertices into the next one.
+  Iterations are driven from the device: each iteration's kernels read the frontier size and the iteration
+  number from the status words and size their virtual warps there (a one-wave grid, grid-stride loops), so the
+  host launches iterations in batches of 1, 2, 4, 8, 16 (iterations after the frontier empties do nothing) and
+  reads the status words back once per batch. A readback costs ~30-40 us and a Python launch ~15 us on an H200,
+  more than a small iteration, so by default (`graphs`) each batch is one replay of a CUDA graph captured in
+  prepare. With count_relaxations, one iteration per batch and plain launches (per-iteration counts); with
+  dynamic_parallelism "child", plain launches in batches (no graphs around device-side launches).
+- `edge_classification` (section 4.1, Algorithm 4): a marking phase in prepare() keeps a marked copy of the
+  column ids on the device (the shared device graph is not touched) whose top two bits give each arc's class:
+  self-loops are skipped (those of weight >= 0: a negative one is a negative cycle, relaxed to be reported); arcs into in-degree-1 vertices are plain stores (no other arc writes that vertex);
+  arcs into out-degree-0 vertices are left out of the iterations, and one extra kernel at the end gives each such
+  sink the minimum over its in-arcs (no atomics). The source class depends on the source: the first iteration
+  is a kernel over the source's arcs that writes its targets directly, with no read and no atomic, unless the
+  source has parallel arcs (found in prepare), whose targets then take atomicMin. Needs n < 2^30 (two spare bits
+  in an int32 column id); larger graphs are refused.
+- `dedup64` (section 4.2, Algorithms 5 and 6): distance and iteration number packed in one 64-bit word,
+  relaxed by ONE atomicMin; a vertex is enqueued only when the word it replaced carried another iteration, so a
+  frontier holds each vertex at most once. Packing (hbf.cu): word = (d - low) << k | iteration, unsigned, with
+  k = bit length of n (iterations 0..n-1 plus the all-ones "never enqueued" tag) and `low` a lower bound of every
+  simple path's length (the sum of the negative weights' share, at most (n-1) x min weight). Without a negative
+  cycle every tentative distance is a simple path's length, in [low, high]; the host refuses the graph
+  (UnsupportedGraphError, with the numbers) when high - low does not fit the 64 - k distance bits, and a
+  candidate below `low` proves a reachable negative cycle. Nothing ever wraps. After the last iteration the
+  words are unpacked into the int64 distances. Without dedup64, distances are int64 in place and every
+  improvement enqueues (duplicates allowed; the frontier then holds up to max(n, m) + n entries).
+- `coalesced_enqueue` (section 5.1): pushes gather in per-lane register queues, a warp-shuffle prefix sum places
+  them in the warp's slot in shared memory, and full slots are written to the frontier with one atomicAdd per
+  warp and consecutive stores; what is left at the end of a kernel goes out with ONE atomicAdd per block (one
+  per warp there made thousands of same-address atomics per iteration, serialised in L2). Off: one atomicAdd
+  and one scattered store per push.
+- `cache_hints` (section 5.1): frontier and row offsets by streaming loads (__ldcs), arcs and weights by the
+  read-only path (__ldg), distances from L2 only (__ldcg). Off: plain loads.
+- `virtual_warps` (section 5.2): the virtual warp size is the previous power of two of (resident threads /
+  frontier size), clamped to [4, 32], recomputed by each iteration kernel on the device; a virtual warp takes a
+  run of consecutive frontier entries: one while the frontier fits a wave of resident threads, more (up to the
+  paper's 32) as it outgrows it (vertices_per_vw = 0), or a fixed run (`vertices_per_vw`, default 1: measured
+  faster on an H200 on R-MAT, Kronecker and random graphs; the grid-stride loop then covers the frontier). The grid is one wave of the iteration
+  kernel at its real occupancy (`blocks_per_sm`: its __launch_bounds__, which caps its registers). Off: one
+  thread per frontier vertex.
+- `dynamic_parallelism` (section 5.3), for frontier vertices of degree > `tdp` (4096): "child" launches a child
+  kernel per such vertex from the device (CUDA dynamic parallelism, CDP2: the module is compiled with -rdc=true
+  and linked with cudadevrt; the parent never waits, the children relax and enqueue and the stream's next
+  kernel starts after them; beyond the device's pending-launch pool the vertex goes to the cooperative list
+  instead). "cooperative": the vertex is listed and a kernel launched right after the iteration spreads each
+  listed vertex's arcs over the whole grid (load-balanced: the listed vertices' arcs, concatenated, are cut into
+  tiles dealt round-robin to the blocks). "off": the virtual warp expands it like any other vertex.
+
+A reachable negative cycle is reported as NegativeCycleError: the frontier is still non-empty after n iterations,
+or a candidate fell below the packed field's `low` (dedup64) or DIST_FLOOR (without). Distances int64 on the
+device, unreached = INT64_MAX; float32 weights are refused for now.
+Counters: `iterations` (frontier steps; the first is the source's), `heavy_vertices` (frontier entries above tdp,
+over the solve) with count_relaxations; then also relax attempts (arcs relaxed, skipped classes not counted) and
+relaxations (distance improvements) in total and per iteration (the sink kernel's share is added to the last
+iteration), and `frontier_sizes` per iteration.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..errors import ConfigError, UnsupportedGraphError
+from ..gpu import runtime
+from .base import Parameter, SolveResult
+from .cpu_common import check_source
+from .gpu_common import (
+    BLOCK,
+    COUNT_RELAXATIONS,
+    W_ATTEMPTS,
+    W_RELAXATIONS,
+    CumulativeCounts,
+    GpuSsspBase,
+)
+from .workfront import BATCH_SIZES, GRAPHS, captured_launch
+
+# flags of hbf.cu
+CLASSIFY, DEDUP, COALESCE, HINTS, DP_COOP, DP_CHILD, COUNT, VWARPS = 1, 2, 4, 8, 16, 32, 64, 128
+QUEUE0, HEAVY0, OVERFLOW, CHILD0, BASE, ROUNDS, CAPPED = 8, 11, 13, 14, 16, 17, 18
+STATUS_WORDS = 24
+"""The status words of hbf.cu: common.cuh's 8, the three rotating frontier counters, the heavy-list and child
+counters by parity, the overflow flag, the iteration base, the non-empty iteration count and the cap flag."""
+MAX_VERTICES_PER_VW = 32
+"""The paper's vertices of work per (virtual) warp (section 5.2)."""
+DEFAULT_PENDING_LAUNCHES = 2048
+"""The device runtime's default pending-launch pool (cudaLimitDevRuntimePendingLaunchCount)."""
+LIMIT_PENDING_LAUNCH_COUNT = 0x04
+"""cudaLimitDevRuntimePendingLaunchCount."""
+CDP_OPTIONS = ("-rdc=true", "-DHBF_CDP")
+
+DYNAMIC_PARALLELISM = ("off", "child", "cooperative")
+
+
+def previous_power_of_two(value: int) -> int:
+    return 1 << (max(int(value), 1).bit_length() - 1)
+
+
+def virtual_warp_shape(size: int, resident_threads: int) -> tuple[int, int]:
+    """(log2 of the virtual warp size, frontier entries per virtual warp) for a frontier of `size` entries, as
+    hbf_iteration computes them on the device: size = previous power of two of resident / size in [4, 32]
+    (section 5.2); entries per virtual warp as many as cover the frontier in one pass of the grid, at most 32."""
+    width = min(32, max(4, previous_power_of_two(resident_threads // max(size, 1))))
+    per_vw = min(MAX_VERTICES_PER_VW, max(1, -(-size * width // max(resident_threads, 1))))
+    return width.bit_length() - 1, per_vw
+
+
+def packing_bounds(graph) -> tuple[int, int]:
+    """(low, high): bounds of every simple path's length from any vertex, for the packed words of dedup64.
+
+    A simple path has at most n - 1 arcs, each out of a different vertex: (n - 1) x the extreme weight bounds
+    it, and so does the sum over vertices of each one's most extreme out-weight; the tighter of the two is used.
+    """
+    n = graph.n
+    if graph.weights is None or graph.m == 0:
+        return 0, max(n - 1, 0) * (1 if graph.m else 0)
+    weights = np.asarray(graph.weights)
+    low = (n - 1) * min(0, int(weights.min()))
+    high = (n - 1) * max(0, int(weights.max()))
+    starts = np.asarray(graph.row_offsets[:-1])
+    nonempty = np.diff(np.asarray(graph.row_offsets)) > 0
+    if nonempty.any():
+        row_max = np.maximum.reduceat(weights, starts[nonempty]).astype(np.int64)
+        row_min = np.minimum.reduceat(weights, starts[nonempty]).astype(np.int64)
+        high = min(high, int(np.clip(row_max, 0, None).sum()))
+        low = max(low, int(np.clip(row_min, None, 0).sum()))
+    return low, high
+
+
+class HBF(GpuSsspBase):
+    name = "hbf"
+    description = (
+        "H-BF (Busato & Bombieri, Kepler) on CuPy/CUDA: frontier Bellman-Ford with edge classification, 64-bit "
+        "atomic duplicate removal, coalesced warp enqueue, cache modifiers, dynamic virtual warps and dynamic "
+        "parallelism for heavy vertices (child kernels or a cooperative expansion). Negative weights OK."
+    )
+    parameters: ClassVar[dict[str, Parameter]] = {
+        "count_relaxations": COUNT_RELAXATIONS,
+        "edge_classification": Parameter(
+            bool, True, "mark each arc's class in its column id: skip self-loops, plain stores into in-degree-1 "
+            "vertices, out-degree-0 vertices settled once at the end, the source's arcs written directly"),
+        "dedup64": Parameter(
+            bool, True, "distance and iteration packed in one 64-bit word and one atomicMin: no duplicate in a "
+            "frontier"),
+        "coalesced_enqueue": Parameter(
+            bool, True, "enqueue through per-warp slots in shared memory (warp-shuffle prefix sum), one atomicAdd "
+            "per warp"),
+        "virtual_warps": Parameter(
+            bool, True, "dynamic virtual warps of 4-32 lanes sized by the frontier each iteration; off: one thread "
+            "per frontier vertex"),
+        "cache_hints": Parameter(bool, True, "__ldcs for frontier and offsets, __ldg for arcs, __ldcg for distances"),
+        "dynamic_parallelism": Parameter(
+            str, "cooperative", "frontier vertices of degree > tdp: 'child' kernels (CUDA dynamic parallelism), a "
+            "'cooperative' grid-wide expansion, or 'off'", choices=DYNAMIC_PARALLELISM),
+        "tdp": Parameter(int, 4096, "the degree above which dynamic parallelism takes a frontier vertex"),
+        "vertices_per_vw": Parameter(
+            int, 1, "frontier entries per virtual warp run, grid-stride: k > 0 = k each (1 measured fastest on an "
+            "H200: adjacent virtual warps read adjacent entries); 0 = as many as cover the frontier in one pass of "
+            "the one-wave grid (1 while the frontier fits, at most the paper's 32)"),
+        "blocks_per_sm": Parameter(
+            int, 4, "the iteration kernel's __launch_bounds__ minimum blocks per SM (caps its registers; 4 keeps "
+            "it without spills); the grid is one wave at the occupancy it really gets"),
+        "graphs": GRAPHS,
+    }
+    cu_file = "hbf.cu"
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        if self.params["vertices_per_vw"] < 0:
+            raise ConfigError(f"{self.name} parameter 'vertices_per_vw' must be 0 (auto) or positive")
+        if not 1 <= self.params["blocks_per_sm"] <= 8:
+            raise ConfigError(f"{self.name} parameter 'blocks_per_sm' must be 1 to 8, got {self.params['blocks_per_sm']}")
+        if self.params["tdp"] < 1:
+            raise ConfigError(f"{self.name} parameter 'tdp' must be at least 1, got {self.params['tdp']}")
+        dedup = self.params["dedup64"]
+        # distances 8, packed words 8, frontiers 2 x 4, heavy list 4, parallel-arc flags 1, sinks ~12
+        self.per_vertex_bytes = 8 + (8 if dedup else 0) + 12 + 1 + 12
+        # marked column ids 4, sink in-arcs up to 8; without dedup the frontiers and heavy list grow with m
+        self.per_arc_bytes = (12 if self.params["edge_classification"] else 0) + (0 if dedup else 12)
+
+    # -- prepare ------------------------------------------------------------------------------------------------
+
+    def prepare(self, graph) -> None:
+        if self.params["edge_classification"] and graph.n >= 2**30:
+            raise UnsupportedGraphError(
+                f"{self.name}: edge_classification keeps two class bits in each int32 column id, so n must be below "
+                f"2^30 (n={graph.n}); set edge_classification: false")
+        floats = graph.weights is not None and np.asarray(graph.weights).dtype.kind == "f"
+        if self.params["dedup64"] and not floats:  # float weights: the base class refuses them
+            self.tag_bits = max(1, int(graph.n).bit_length())
+            self.low, high = packing_bounds(graph)
+            field = 64 - self.tag_bits
+            if high - self.low >= (1 << field) - 1:
+                raise UnsupportedGraphError(
+                    f"{self.name}: dedup64 packs distance and iteration in 64 bits: distances may span "
+                    f"[{self.low}, {high}], which needs {(high - self.low).bit_length()} bits, but only {field} are "
+                    f"left beside the {self.tag_bits}-bit iteration number (n={graph.n}); set dedup64: false")
+        else:
+            self.tag_bits, self.low = 1, 0
+        super().prepare(graph)
+
+    def prepare_device(self) -> None:
+        cp, graph, dgraph = self.cp, self.graph, self.dgraph
+        n, m = graph.n, graph.m
+        params = self.params
+        options = (f"-DHBF_MIN_BLOCKS={params['blocks_per_sm']}",)
+        if params["dynamic_parallelism"] == "child":
+            options = (*CDP_OPTIONS, *options)
+        try:  # child: relocatable device code linked with the device runtime (cudadevrt)
+            self.module = runtime.load_module(Path(__file__).with_name(self.cu_file), options=options)
+        except Exception as error:
+            if params["dynamic_parallelism"] != "child":
+                raise
+            raise UnsupportedGraphError(
+                f"{self.name}: dynamic_parallelism='child' needs CUDA dynamic parallelism, but compiling and "
+                f"linking with -rdc=true failed here ({type(error).__name__}: {str(error)[:300]}); use "
+                f"'cooperative'") from error
+        self.kernels = {name: self.module.function(name) for name in (
+            "hbf_init", "hbf_source", "hbf_iteration", "hbf_heavy", "hbf_unpack", "hbf_settle_sinks", "hbf_mark",
+            "hbf_bump_base")}
+        self.words = cp.zeros(STATUS_WORDS, dtype=np.uint64)
+        self.readback = runtime.HostReadback(self.words)
+        self.resident = runtime.resident_threads()
+        self.wave_blocks = max(1, self.resident // BLOCK)
+        self.iteration_blocks = self._one_wave(self.kernels["hbf_iteration"])
+        self.heavy_blocks = self._one_wave(self.kernels["hbf_heavy"])
+        self.host_degrees = np.asarray(graph.out_degrees())
+        self.max_degree = int(self.host_degrees.max()) if n else 0
+        self.flags = (
+            (CLASSIFY if params["edge_classification"] else 0) | (DEDUP if params["dedup64"] else 0)
+            | (COALESCE if params["coalesced_enqueue"] else 0) | (HINTS if params["cache_hints"] else 0)
+            | (COUNT if self.counting() else 0) | (VWARPS if params["virtual_warps"] else 0)
+            | {"off": 0, "cooperative": DP_COOP, "child": DP_CHILD}[params["dynamic_parallelism"]]
+        )
+        self.heavy_kernel = bool(self.flags & (DP_COOP | DP_CHILD)) and self.max_degree > params["tdp"]
+        self.capacity = max(n if params["dedup64"] else max(n, m) + n, 1)
+        self.frontiers = cp.empty(2 * self.capacity, dtype=np.int32)
+        self.heavy = cp.empty(self.capacity, dtype=np.int32) if self.heavy_kernel else self.frontiers
+        self.info = cp.empty(n, dtype=np.uint64) if params["dedup64"] else self.dist
+        self.child_limit = DEFAULT_PENDING_LAUNCHES
+        if self.flags & DP_CHILD:
+            self.child_limit = self._raise_pending_launch_limit()
+        self.columns = dgraph.column_ids
+        self.sink_count = 0
+        self.source_has_parallel_arcs = np.zeros(n, dtype=bool)
+        if params["edge_classification"] and m > 0:
+            self._mark()
+        self.graphs: dict[int, Any] = {}
+        self._capture_graphs()
+
+    def _one_wave(self, kernel) -> int:
+        """Blocks of `kernel` the device holds at once: SMs x the blocks per SM its registers, shared memory and
+        threads allow (a grid of more would run in a second wave, starving the first's tail)."""
+        attributes = runtime.device_attributes()
+        sms = int(attributes.get("MultiProcessorCount", 1))
+        per_sm = int(attributes.get("MaxThreadsPerMultiProcessor", 2048)) // BLOCK
+        registers = int(getattr(kernel, "num_regs", 0) or 0)
+        if registers:
+            per_warp = -(-registers * 32 // 256) * 256  # registers are allocated per warp in units of 256
+            per_sm = min(per_sm, int(attributes.get("MaxRegistersPerMultiprocessor", 65536)) // (per_warp * BLOCK // 32))
+        shared = int(getattr(kernel, "shared_size_bytes", 0) or 0)
+        if shared:
+            per_sm = min(per_sm, int(attributes.get("MaxSharedMemoryPerMultiprocessor", 233472)) // (shared + 1024))
+        return sms * max(per_sm, 1)
+
+    def _raise_pending_launch_limit(self) -> int:
+        """Children per iteration: at most the heavy vertices (each once per frontier with dedup64); the device
+        runtime's pending-launch pool is raised to that, if the driver lets us. Returns the limit kernels use."""
+        wanted = int((self.host_degrees > self.params["tdp"]).sum()) + 64
+        if wanted <= DEFAULT_PENDING_LAUNCHES:
+            return DEFAULT_PENDING_LAUNCHES
+        wanted = min(wanted, 1 << 16)
+        try:
+            self.cp.cuda.runtime.deviceSetLimit(LIMIT_PENDING_LAUNCH_COUNT, wanted)
+            return int(self.cp.cuda.runtime.deviceGetLimit(LIMIT_PENDING_LAUNCH_COUNT))
+        except Exception:  # noqa: BLE001 - any refusal leaves the default pool, and the overflow goes cooperative
+            return DEFAULT_PENDING_LAUNCHES
+
+    def _mark(self) -> None:
+        """The marking phase (section 4.1) and what the source and sink classes need: the marked column ids,
+        the sinks' in-arcs grouped by sink, and which vertices have parallel out-arcs."""
+        cp, graph, dgraph = self.cp, self.graph, self.dgraph
+        n, m = graph.n, graph.m
+        columns = dgraph.column_ids[:m]
+        in_degree = cp.bincount(columns, minlength=n).astype(np.int64)
+        self.columns = cp.empty(m, dtype=np.int32)
+        runtime.launch(self.kernels["hbf_mark"], runtime.blocks_for(m, BLOCK, cap=65536), BLOCK,
+                       (dgraph.row_offsets, columns, *self.weight_args(), np.int64(n), np.int64(m), in_degree,
+                        self.columns))
+        del in_degree
+        arcs = cp.arange(m, dtype=np.int64)
+        tails = cp.searchsorted(dgraph.row_offsets[1:], arcs, side="right").astype(np.int64)
+        del arcs
+        # parallel arcs u->v, u->v: equal (tail, head) keys, adjacent once sorted
+        keys = cp.sort(tails * np.int64(n) + columns.astype(np.int64))
+        repeated = keys[1:][keys[1:] == keys[:-1]] // np.int64(n)
+        del keys
+        flags = cp.zeros(n, dtype=np.bool_)
+        flags[repeated] = True
+        self.source_has_parallel_arcs = flags.get()
+        del repeated, flags
+        # the sinks' in-arcs, grouped by sink (class 2 in the top bits)
+        into_sink = cp.nonzero((self.columns.view(np.uint32) >> np.uint32(30)) == np.uint32(2))[0]
+        heads = columns[into_sink]
+        order = cp.argsort(heads)
+        into_sink, heads = into_sink[order], heads[order]
+        self.sink_tails = tails[into_sink].astype(np.int32)
+        self.sink_weights = (dgraph.weights[into_sink] if not dgraph.unit_weights else cp.zeros(1, dtype=np.int32))
+        self.sinks = cp.unique(heads).astype(np.int32)
+        self.sink_count = int(self.sinks.size)
+        self.sink_offsets = cp.searchsorted(heads, self.sinks, side="left").astype(np.int64)
+        self.sink_offsets = cp.concatenate([self.sink_offsets, cp.asarray([heads.size], dtype=np.int64)])
+        if self.sink_tails.size == 0:
+            self.sink_tails = cp.zeros(1, dtype=np.int32)
+        if self.sink_weights.size == 0:
+            self.sink_weights = cp.zeros(1, dtype=np.int32)
+        del tails, into_sink, heads, order
+        self.cp.get_default_memory_pool().free_all_blocks()
+
+    # -- solve ----------------------------------------------------------------------------------------------------
+
+    def common_args(self) -> tuple:
+        weights, unit = self.weight_args()
+        return (self.dgraph.row_offsets, self.columns, weights, unit, self.info, np.int64(self.capacity), self.words,
+                np.int32(self.flags), np.int32(self.tag_bits), np.int64(self.low))
+
+    def first_iteration(self) -> int:
+        """1 when hbf_source runs iteration 0 (edge classification's source class), else 0."""
+        return 1 if self.flags & CLASSIFY else 0
+
+    def solve(self, source: int) -> SolveResult:
+        source = check_source(self.graph, source)
+        n = self.graph.n
+        first = self.first_iteration()
+        runtime.launch(self.kernels["hbf_init"], runtime.blocks_for(n, BLOCK, cap=4096), BLOCK, (
+            self.info, np.int64(n), np.int64(source), np.int32(self.flags), np.int32(self.tag_bits),
+            np.int64(self.low), self.frontiers, self.words, np.int32(first)))
+        degree = int(self.host_degrees[source])
+        if first and degree:
+            fresh = np.int32(0 if self.source_has_parallel_arcs[source] else 1)
+            runtime.launch(self.kernels["hbf_source"], runtime.blocks_for(degree, BLOCK, cap=self.wave_blocks), BLOCK,
+                           (*self.common_args(), self.frontiers, np.int32(source), fresh))
+        return self.run_rounds(source)
+
+    def iteration_kernels(self, round_offset: np.int32) -> list[tuple[Any, int, tuple]]:
+        """One iteration's kernels (iteration = the base word + round_offset): (kernel, grid, arguments)."""
+        common = self.common_args()
+        cap = np.int64(self.graph.n)
+        kernels = [(self.kernels["hbf_iteration"], self.iteration_blocks, (
+            *common, self.frontiers, round_offset, np.int64(self.params["vertices_per_vw"]),
+            np.int64(self.params["tdp"]), self.heavy, np.int64(self.child_limit), cap))]
+        if self.heavy_kernel:
+            kernels.append((self.kernels["hbf_heavy"], self.heavy_blocks, (
+                *common, self.frontiers, round_offset, self.heavy, cap)))
+        return kernels
+
+    def _capture_graphs(self) -> None:
+        """With `graphs` (not counting, no child kernels): one CUDA graph per batch size, each `size` iterations
+        (round arguments 0 .. size - 1) and the bump of the base word by `size`."""
+        if not self.params["graphs"] or self.counting() or self.flags & DP_CHILD:
+            return
+        stream = self.cp.cuda.Stream(non_blocking=True)
+        with stream:
+            for size in BATCH_SIZES:
+                stream.begin_capture()
+                try:
+                    for offset in range(size):
+                        for kernel, grid, args in self.iteration_kernels(np.int32(offset)):
+                            captured_launch(kernel, grid, BLOCK, args)
+                    captured_launch(self.kernels["hbf_bump_base"], 1, 32, (self.words, np.int64(size)))
+                finally:
+                    graph = stream.end_capture()
+                self.graphs[size] = graph
+        stream.synchronize()
+
+    def launch_batch(self, launched: int, size: int) -> None:
+        """Iterations first + launched .. first + launched + size - 1: a graph replay, or plain launches (the
+        base word then stays at the first iteration and the round argument is absolute)."""
+        if self.graphs:
+            try:
+                self.graphs[size].launch(stream=self.cp.cuda.get_current_stream())
+            except Exception as error:
+                raise runtime.KernelLaunchError(f"{self.name}: replaying a graph of {size} iterations failed: "
+                                                f"{error}") from error
+            if os.environ.get(runtime.SYNC_CHECK_ENV):
+                try:
+                    self.synchronize()
+                except Exception as error:
+                    raise runtime.KernelLaunchError(f"{self.name}: a graph of {size} iterations faulted: {error}") \
+                        from error
+            return
+        for offset in range(launched, launched + size):
+            for kernel, grid, args in self.iteration_kernels(np.int32(offset)):
+                runtime.launch(kernel, grid, BLOCK, args)
+
+    def run_rounds(self, source: int) -> SolveResult:
+        n = self.graph.n
+        first = self.first_iteration()
+        counting = self.counting()
+        counts = CumulativeCounts() if counting else None
+        sizes: list[int] = []
+        heavy_entries = 0
+        words = None
+        if first and counting:  # iteration 0 (the source's arcs) ran in solve
+            words = self.read_words(source)
+            counts.add(words)
+            sizes.append(1)
+        launched, batch = 0, 0
+        while True:
+            if counting and words is not None and int(words[QUEUE0 + (first + launched) % 3]) == 0:
+                return self.finish(int(words[ROUNDS]), counts, sizes, heavy_entries)
+            size = 1 if counting else BATCH_SIZES[batch]
+            self.launch_batch(launched, size)
+            launched += size
+            words = self.read_words(source)
+            if words[OVERFLOW]:
+                raise RuntimeError(f"{self.name}: a frontier outgrew its {self.capacity} entries (dedup64 off)")
+            if words[CAPPED]:
+                self.negative_cycle(source, f"the frontier was still non-empty after n={n} iterations")
+            if counting:
+                iteration = first + launched - 1
+                sizes.append(int(words[QUEUE0 + iteration % 3]))
+                counts.add(words)
+                heavy_entries += int(words[HEAVY0 + (iteration & 1)]) + min(int(words[CHILD0 + (iteration & 1)]),
+                                                                            self.child_limit)
+            elif int(words[QUEUE0 + (first + launched) % 3]) == 0:
+                return self.finish(int(words[ROUNDS]), counts, sizes, heavy_entries)
+            else:
+                batch = min(batch + 1, len(BATCH_SIZES) - 1)
+
+    def finish(self, iterations: int, counts: CumulativeCounts | None, sizes: list[int],
+               heavy_entries: int) -> SolveResult:
+        """The distances out of the packed words, then the sinks (section 4.1's extra kernel)."""
+        n = self.graph.n
+        if self.params["dedup64"]:
+            runtime.launch(self.kernels["hbf_unpack"], runtime.blocks_for(n, BLOCK, cap=4096), BLOCK,
+                           (self.info, self.dist, np.int64(n), np.int32(self.tag_bits), np.int64(self.low)))
+        if self.sink_count:
+            runtime.launch(self.kernels["hbf_settle_sinks"], runtime.blocks_for(self.sink_count, BLOCK, cap=4096),
+                           BLOCK, (self.dist, self.sinks, self.sink_offsets, self.sink_tails, self.sink_weights,
+                                   np.int32(1 if self.dgraph.unit_weights else 0), np.int64(self.sink_count),
+                                   self.words, np.int32(self.flags)))
+        if counts is None:
+            return self.result(iterations, [], [])
+        words = self.readback.read()
+        counts.attempts[-1] += int(words[W_ATTEMPTS]) - sum(counts.attempts)
+        counts.relaxations[-1] += int(words[W_RELAXATIONS]) - sum(counts.relaxations)
+        return self.result(iterations, counts.attempts, counts.relaxations, frontier_sizes=sizes,
+                           heavy_vertices=heavy_entries)
+
+    def teardown_device(self) -> None:
+        for name in ("frontiers", "heavy", "info", "columns", "sinks", "sink_offsets", "sink_tails", "sink_weights",
+                     "kernels"):
+            if hasattr(self, name):
+                setattr(self, name, None)
+        self.graphs = {}

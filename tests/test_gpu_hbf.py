@@ -1,0 +1,314 @@
+"""H-BF (`hbf`) against the CPU reference and the certificate, on a GPU (marker `gpu`), for every optimization on,
+every one off, and each one on alone.
+
+Skipped as a whole without CuPy (module-level importorskip) and without a usable CUDA device (the autouse
+fixture). The "child" configurations (CUDA dynamic parallelism) skip, saying why, where the -rdc=true module
+cannot be compiled and linked on the device.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+
+import numpy as np
+import pytest
+
+cupy = pytest.importorskip("cupy")
+
+from sssp_bench.config import parse_config
+from sssp_bench.csr import CSRGraph, from_arcs
+from sssp_bench.errors import NegativeCycleError, UnsupportedGraphError
+from sssp_bench.generators import generate
+from sssp_bench.gpu import runtime
+from sssp_bench.impls import canonical_distances
+from sssp_bench.impls.hbf import HBF, packing_bounds, virtual_warp_shape
+from sssp_bench.runner import start_run
+from sssp_bench.verify import certificate, compare, reference_distances
+from sssp_bench.weights import apply_weights
+
+pytestmark = pytest.mark.gpu
+
+NEGATIVE = "negative:min=1,max=100,potential=50,seed=1"
+ALL_OFF = {"edge_classification": False, "dedup64": False, "coalesced_enqueue": False, "virtual_warps": False,
+           "cache_hints": False, "dynamic_parallelism": "off"}
+CONFIGS = {
+    "all-on": {},
+    "all-on-tdp64": {"tdp": 64},
+    "all-on-child-tdp64": {"dynamic_parallelism": "child", "tdp": 64},
+    "all-on-plain-launches-vpw3": {"graphs": False, "vertices_per_vw": 3, "blocks_per_sm": 2},
+    "all-on-vpw-auto-tdp64": {"vertices_per_vw": 0, "tdp": 64},
+    "all-off": ALL_OFF,
+    "only-edge-classification": {**ALL_OFF, "edge_classification": True},
+    "only-dedup64": {**ALL_OFF, "dedup64": True},
+    "only-coalesced-enqueue": {**ALL_OFF, "coalesced_enqueue": True},
+    "only-virtual-warps": {**ALL_OFF, "virtual_warps": True},
+    "only-cache-hints": {**ALL_OFF, "cache_hints": True},
+    "only-cooperative-tdp64": {**ALL_OFF, "dynamic_parallelism": "cooperative", "tdp": 64},
+    "only-child-tdp64": {**ALL_OFF, "dynamic_parallelism": "child", "tdp": 64},
+}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def gpu_device():
+    ok, why = runtime.gpu_status()
+    if not ok:
+        pytest.skip(f"no usable GPU: {why}")
+    if cupy.cuda.runtime.getDeviceCount() < 1:
+        pytest.skip("CuPy sees no CUDA device")
+    os.environ[runtime.SYNC_CHECK_ENV] = "1"  # pin any kernel fault on its launch in these tests
+    yield
+    os.environ.pop(runtime.SYNC_CHECK_ENV, None)
+    runtime.release_device_graphs()
+
+
+def prepared(graph: CSRGraph, **params):
+    implementation = HBF(**params)
+    try:
+        implementation.prepare(graph)
+    except UnsupportedGraphError as error:
+        if "dynamic parallelism" in str(error):
+            pytest.skip(str(error))
+        raise
+    return implementation
+
+
+def solve_all(graph: CSRGraph, sources, **params):
+    """[(source, canonical distances or None, the NegativeCycleError or None)] from one prepared hbf."""
+    implementation = prepared(graph, **params)
+    results = []
+    try:
+        for source in sources:
+            try:
+                results.append((source, canonical_distances(implementation.solve(source)), None))
+            except NegativeCycleError as error:
+                results.append((source, None, error))
+    finally:
+        implementation.teardown()
+    return results
+
+
+def check_against_reference(graph: CSRGraph, sources, **params):
+    for source, distances, error in solve_all(graph, sources, **params):
+        assert error is None, f"hbf {params} on {graph.name} from {source}: {error}"
+        expected = reference_distances(graph, source)
+        compared = compare(expected, distances)
+        assert compared.ok, f"hbf {params} on {graph.name} from {source}: {compared.message}"
+        proof = certificate(graph, source, distances)
+        assert proof.ok, f"hbf {params} on {graph.name} from {source}: {proof.message}"
+
+
+def some_sources(graph: CSRGraph, count: int = 3) -> list[int]:
+    degrees = graph.out_degrees()
+    picks = [0, graph.n - 1, graph.n // 2, int(np.argmax(degrees))]
+    return list(dict.fromkeys(picks))[: max(count, 1)]
+
+
+GENERATED = [
+    "rmat:n=4096,m=65536,seed=3",
+    "random:n=3000,m=24000,seed=4",
+    "grid:rows=40,cols=50,seed=5",
+    "chain:n=700,seed=6",
+    "star:n=2000,seed=7",
+    "dag:n=1500,degree=8,seed=8",
+    "road:n=5000,seed=10",
+]
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("spec", GENERATED)
+def test_generated_graphs_match_the_reference(config, spec):
+    graph = generate(spec)
+    check_against_reference(graph, some_sources(graph, 4), **CONFIGS[config])
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_negative_weights_without_negative_cycles(config):
+    for spec in ("rmat:n=2048,m=16384,seed=11", "grid:rows=30,cols=30,seed=12", "random:n=2000,m=12000,seed=13"):
+        graph = apply_weights(generate(spec), NEGATIVE)
+        assert graph.has_negative_weights()
+        check_against_reference(graph, some_sources(graph, 3), **CONFIGS[config])
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_a_reachable_negative_cycle_is_reported(config):
+    params = CONFIGS[config]
+    # 1 -> 2 -> 1 weighs -2 and is reachable from 0; from 3 it is not, so 3's distances exist.
+    graph = from_arcs(5, [0, 1, 2, 2, 3], [1, 2, 1, 3, 4], [5, -3, 1, 2, 7], name="negative-cycle")
+    (_, _, error), = solve_all(graph, [0], **params)
+    assert isinstance(error, NegativeCycleError) and "negative cycle" in str(error)
+    check_against_reference(graph, [3, 4], **params)
+    loop = from_arcs(3, [0, 1, 1], [1, 1, 2], [1, -1, 1], name="negative-self-loop")
+    (_, _, error), = solve_all(loop, [0], **params)
+    assert isinstance(error, NegativeCycleError)
+    ring_size = 300
+    ring = from_arcs(ring_size, np.arange(ring_size), (np.arange(ring_size) + 1) % ring_size,
+                     [-1] + [0] * (ring_size - 1), name="negative-ring")
+    (_, _, error), = solve_all(ring, [5], **params)
+    assert isinstance(error, NegativeCycleError)
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_small_and_odd_graphs(config):
+    params = CONFIGS[config]
+    one = from_arcs(1, [], [], np.zeros(0, np.int32), name="one-vertex")
+    check_against_reference(one, [0], **params)
+    one_loop = from_arcs(1, [0], [0], [3], name="one-vertex-self-loop")
+    check_against_reference(one_loop, [0], **params)
+    # parallel arcs (0->2 weighs 1 and 3, also out of the source), a zero-weight self-loop, zero-weight arcs, an
+    # isolated vertex and one that points in but is unreachable
+    arcs = [(0, 1, 4), (0, 2, 3), (0, 2, 1), (2, 1, 2), (1, 3, 1), (2, 3, 5), (3, 3, 0), (3, 4, 0), (6, 0, 1)]
+    diamond = from_arcs(7, *zip(*arcs), name="diamond")
+    check_against_reference(diamond, [0, 6, 5], **params)
+    assert list(solve_all(diamond, [0], **params)[0][1]) == [0, 3, 1, 4, 4, np.inf, np.inf]
+    zero_cycle = from_arcs(5, [0, 1, 2, 2, 4, 4], [1, 2, 1, 3, 4, 3], [0, 0, 0, 2, 0, 0], name="zero-cycle")
+    check_against_reference(zero_cycle, [0, 4], **params)
+    # every vertex with a self-loop (msdoor, circuit5M_dc), plus many parallel arcs, all weights 0 in one copy
+    graph = generate("random:n=2000,m=16000,seed=21")
+    n = graph.n
+    tails = np.concatenate([graph.arc_sources(), np.arange(n), np.arange(n), np.arange(0, n, 7)])
+    heads = np.concatenate([graph.column_ids, np.arange(n), np.arange(n), (np.arange(0, n, 7) + 1) % n])
+    weights = np.concatenate([graph.weights, np.full(2 * n, 5), np.full(len(range(0, n, 7)), 2)]).astype(np.int32)
+    loops = from_arcs(n, tails, heads, weights, name="self-loops-and-parallel-arcs")
+    check_against_reference(loops, some_sources(loops), **params)
+    check_against_reference(loops.with_weights(np.zeros(loops.m, np.int32)), [0, 3], **params)
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_in_degree_one_chains_and_out_degree_zero_sinks(config):
+    params = CONFIGS[config]
+    # a binary tree: every vertex but the root has in-degree 1, the leaves have out-degree 0; plus a few chains
+    # hanging off, and sinks fed by several arcs (one of them negative)
+    n = 4095
+    children = np.arange(1, n)
+    tails = list((children - 1) // 2) + [0, 5, 9, 9, 4094]
+    heads = list(children) + [4094, 4094, 4093, 4094, 3]
+    weights = list((children * 37) % 50 + 1) + [1000, 3, 2, -1, 4]
+    tree = from_arcs(n, tails, heads, weights, name="tree-with-sinks")
+    check_against_reference(tree, [0, 1, 9, 4094], **params)
+    chains = from_arcs(8, [0, 1, 2, 4, 5, 6], [1, 2, 3, 5, 6, 7], [1, 2, 3, 4, 5, 6], name="two-chains")
+    check_against_reference(chains, [0, 4, 3], **params)
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_disconnected_graphs_and_a_source_without_out_arcs(config):
+    params = CONFIGS[config]
+    star = generate("star:n=500,directed=true,seed=2")
+    check_against_reference(star, [0, 17], **params)
+    leaf = solve_all(star, [17], **params)[0][1]
+    assert leaf[17] == 0 and np.isinf(np.delete(leaf, 17)).all()
+    sparse = generate("random:n=5000,m=3000,seed=15")  # many isolated vertices and small components
+    check_against_reference(sparse, some_sources(sparse, 4), **params)
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_vertices_above_the_dynamic_parallelism_threshold(config):
+    params = CONFIGS[config]
+    hub = generate("star:n=12000,seed=3")  # the centre's degree is far above tdp = 4096
+    check_against_reference(hub, [0, 1, 5000], **params)
+    rmat = generate("rmat:n=16384,m=262144,seed=22")  # hundreds of vertices above tdp = 64
+    check_against_reference(rmat, some_sources(rmat, 3), **params)
+    negative = apply_weights(rmat, NEGATIVE)
+    check_against_reference(negative, some_sources(negative, 2), **params)
+
+
+@pytest.mark.parametrize("config", ["all-on", "all-on-tdp64", "all-off", "only-dedup64", "all-on-child-tdp64"])
+def test_counters(config):
+    graph = generate("rmat:n=2048,m=16384,seed=16")
+    implementation = prepared(graph, count_relaxations=True, **CONFIGS[config])
+    result = implementation.solve(0)
+    counters = result.counters
+    reached = int(np.isfinite(canonical_distances(result)).sum())
+    assert counters["iterations"] >= 1
+    assert counters["relaxations"] >= reached - 1  # every reached vertex but the source improved at least once
+    assert counters["relax_attempts"] >= counters["relaxations"]
+    assert sum(counters["relaxations_per_iteration"]) == counters["relaxations"]
+    assert len(counters["relax_attempts_per_iteration"]) == counters["iterations"]
+    assert len(counters["frontier_sizes"]) == counters["iterations"] and counters["frontier_sizes"][0] == 1
+    if CONFIGS[config].get("dedup64", True):
+        assert max(counters["frontier_sizes"]) <= graph.n  # no duplicates in a frontier
+    implementation.teardown()
+    quiet = prepared(graph, **CONFIGS[config])
+    assert "relaxations" not in quiet.solve(0).counters
+    quiet.teardown()
+
+
+def test_dedup64_removes_duplicates_and_classification_saves_relaxations():
+    graph = generate("random:n=20000,m=400000,seed=23")  # small diameter: many duplicates without dedup64
+
+    def counted(**params):
+        implementation = prepared(graph, count_relaxations=True, **params)
+        counters = implementation.solve(0).counters
+        implementation.teardown()
+        return counters
+
+    plain, dedup = counted(**ALL_OFF), counted(**{**ALL_OFF, "dedup64": True})
+    assert sum(dedup["frontier_sizes"]) <= sum(plain["frontier_sizes"])
+    assert all(size <= graph.n for size in dedup["frontier_sizes"])
+    loops = from_arcs(graph.n, np.concatenate([graph.arc_sources(), np.arange(graph.n)]),
+                      np.concatenate([graph.column_ids, np.arange(graph.n)]),
+                      np.concatenate([graph.weights, np.ones(graph.n, np.int32)]), name="with-loops")
+    graph = loops
+    assert counted(**{**ALL_OFF, "edge_classification": True})["relax_attempts"] < counted(**ALL_OFF)["relax_attempts"]
+
+
+def test_the_packed_words_refuse_distances_that_do_not_fit():
+    n = 1 << 12  # 13-bit iteration numbers leave 51 distance bits
+    tails, heads = np.arange(n - 1), np.arange(1, n)
+    huge = from_arcs(n, tails, heads, np.full(n - 1, 2**31 - 1, np.int32), name="huge-weights")
+    low, high = packing_bounds(huge)
+    assert low == 0 and high == (n - 1) * (2**31 - 1)  # fits 51 bits: accepted
+    check_against_reference(huge, [0])
+    wide = from_arcs(n, tails, heads, np.where(tails % 2 == 0, 2**31 - 1, -(2**31)).astype(np.int32), name="wide")
+    check_against_reference(wide, [0, 1])
+    big = from_arcs(1 << 20, np.arange((1 << 20) - 1), np.arange(1, 1 << 20),
+                    np.full((1 << 20) - 1, 2**31 - 1, np.int32), name="too-wide")  # 21-bit iterations, 43 bits left
+    with pytest.raises(UnsupportedGraphError, match="dedup64"):
+        HBF().prepare(big)
+    without = HBF(dedup64=False)
+    without.prepare(big)
+    without.teardown()
+    assert virtual_warp_shape(10, 270336) == (5, 1) and virtual_warp_shape(10**7, 270336)[0] == 2
+
+
+def test_parameters_are_checked():
+    with pytest.raises(Exception, match="dynamic_parallelism"):
+        HBF(dynamic_parallelism="sometimes")
+    with pytest.raises(Exception, match="tdp"):
+        HBF(tdp=0)
+    with pytest.raises(Exception, match="blocks_per_sm"):
+        HBF(blocks_per_sm=9)
+
+
+def test_a_tiny_run_through_the_runner_is_all_ok(tmp_path):
+    from sssp_bench.impls import registry
+
+    try:  # the runner imports every registered module; another one mid-edit must not fail hbf's tests
+        registry()
+    except Exception as error:  # noqa: BLE001
+        pytest.skip(f"the implementation registry does not import here ({type(error).__name__}: {error})")
+    text = """
+        graphs:
+          - {graph: "rmat:n=2048,m=16384,seed=2", label: rmat}
+          - {graph: "grid:rows=24,cols=24,seed=1", label: grid-negative, weights: "negative:min=1,max=50,potential=20,seed=3"}
+        implementations:
+          - cpu-dijkstra
+          - hbf
+          - {name: hbf, label: hbf-all-off, params: {edge_classification: false, dedup64: false, coalesced_enqueue: false, virtual_warps: false, cache_hints: false, dynamic_parallelism: "off"}}
+          - {name: hbf, label: hbf-tdp64, params: {tdp: 64, count_relaxations: true}}
+        sources: {count: 4, seed: 1}
+        warmup: 1
+        baseline: null
+        verification: {reference_sources: 2}
+    """
+    config = parse_config(textwrap.dedent(text), str(tmp_path / "gpu.yaml"), default_name="gpu")
+    config.output, config.datasets = tmp_path / "results", tmp_path / "datasets"
+    outcome = start_run(config, run_id="gpu", show_progress=False)
+    rows = [json.loads(line) for line in (outcome.run_dir / "rows.jsonl").read_text().splitlines()]
+    problems = [(row["graph"], row["variant"], row["phase"], row["status"], row["message"]) for row in rows
+                if row["status"] != "ok" and not (row["variant"] == "cpu-dijkstra" and row["status"] == "unsupported")]
+    assert not problems, problems
+    gpu_rows = [row for row in rows if row["phase"] == "solve" and row["device"] == "gpu"]
+    assert len(gpu_rows) == 3 * 2 * 4
+    assert all(row["timer"] == "cuda-event" and row["time_s"] > 0 and row["certificate"] is True for row in gpu_rows)
