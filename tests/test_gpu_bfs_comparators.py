@@ -8,7 +8,6 @@ fixture). Run on the device machine with `python -m pytest -q tests/test_gpu_bfs
 from __future__ import annotations
 
 import json
-import os
 import textwrap
 
 import numpy as np
@@ -19,11 +18,13 @@ from sssp_bench.config import parse_config
 from sssp_bench.csr import CSRGraph, from_arcs
 from sssp_bench.generators import generate
 from sssp_bench.gpu import runtime
-from sssp_bench.impls import canonical_distances
 from sssp_bench.impls.cpu_bfs import CpuBfs
 from sssp_bench.runner import start_run
-from sssp_bench.verify import certificate, compare, reference_distances
 from sssp_bench.weights import apply_weights
+
+from gpu_battery import (  # noqa: F401
+    GENERATED, NEGATIVE, assert_matches_reference, gpu_device, solve_each, some_sources,
+)
 
 cupy = pytest.importorskip("cupy")  # after the imports: none of them needs CuPy
 
@@ -38,20 +39,6 @@ VARIANTS = [
     ("bfs-edge", {}),
 ]
 VARIANT_IDS = [name + "".join(f"-{key}={value}" for key, value in params.items()) for name, params in VARIANTS]
-NEGATIVE = "negative:min=1,max=100,potential=50,seed=1"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def gpu_device():
-    ok, why = runtime.gpu_status()
-    if not ok:
-        pytest.skip(f"no usable GPU: {why}")
-    if cupy.cuda.runtime.getDeviceCount() < 1:
-        pytest.skip("CuPy sees no CUDA device")
-    os.environ[runtime.SYNC_CHECK_ENV] = "1"  # pin any kernel fault on its launch in these tests
-    yield
-    os.environ.pop(runtime.SYNC_CHECK_ENV, None)
-    runtime.release_device_graphs()
 
 
 @pytest.fixture(params=VARIANTS, ids=VARIANT_IDS)
@@ -60,46 +47,15 @@ def variant(request):
 
 
 def solve_all(name: str, graph: CSRGraph, sources, **params):
-    """[(source, canonical levels, counters)] from one prepared implementation (levels copied before the next
-    solve overwrites them)."""
-    implementation = impls.get(name)(**params)
-    implementation.prepare(graph)
-    try:
-        results = []
-        for source in sources:
-            result = implementation.solve(source)
-            results.append((source, canonical_distances(result), result.counters))
-        return results
-    finally:
-        implementation.teardown()
+    """[(source, canonical levels, counters)] from one prepared implementation."""
+    return [(source, levels, counters)
+            for source, levels, counters, _ in solve_each(impls.get(name)(**params), graph, sources)]
 
 
 def check_against_reference(variant, graph: CSRGraph, sources):
     name, params = variant
-    for source, levels, _ in solve_all(name, graph, sources, **params):
-        expected = reference_distances(graph, source, kind="bfs")
-        compared = compare(expected, levels)
-        assert compared.ok, f"{name} {params} on {graph.name} from {source}: {compared.message}"
-        proof = certificate(graph, source, levels, kind="bfs")
-        assert proof.ok, f"{name} {params} on {graph.name} from {source}: {proof.message}"
-
-
-def some_sources(graph: CSRGraph, count: int = 3) -> list[int]:
-    degrees = graph.out_degrees()
-    picks = [0, graph.n - 1, graph.n // 2, int(np.argmax(degrees))]
-    return list(dict.fromkeys(picks))[: max(count, 1)]
-
-
-GENERATED = [
-    "rmat:n=4096,m=65536,seed=3",
-    "random:n=3000,m=24000,seed=4",
-    "grid:rows=40,cols=50,seed=5",
-    "chain:n=700,seed=6",
-    "star:n=2000,seed=7",
-    "dag:n=1500,degree=8,seed=8",
-    "kron:scale=11,edgefactor=8,seed=9",
-    "road:n=5000,seed=10",
-]
+    assert_matches_reference(f"{name} {params}", graph, solve_each(impls.get(name)(**params), graph, sources),
+                             kind="bfs")
 
 
 @pytest.mark.parametrize("spec", GENERATED)

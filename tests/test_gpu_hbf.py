@@ -9,7 +9,6 @@ cannot be compiled and linked on the device.
 from __future__ import annotations
 
 import json
-import os
 import textwrap
 
 import numpy as np
@@ -21,16 +20,17 @@ from sssp_bench.config import parse_config
 from sssp_bench.csr import CSRGraph, from_arcs
 from sssp_bench.errors import NegativeCycleError, UnsupportedGraphError
 from sssp_bench.generators import generate
-from sssp_bench.gpu import runtime
 from sssp_bench.impls import canonical_distances
 from sssp_bench.impls.hbf import HBF, packing_bounds, virtual_warp_shape
 from sssp_bench.runner import start_run
-from sssp_bench.verify import certificate, compare, reference_distances
 from sssp_bench.weights import apply_weights
+
+from gpu_battery import (  # noqa: F401
+    GENERATED, NEGATIVE, assert_matches_reference, gpu_device, solve_each, some_sources,
+)
 
 pytestmark = pytest.mark.gpu
 
-NEGATIVE = "negative:min=1,max=100,potential=50,seed=1"
 ALL_OFF = {"edge_classification": False, "dedup64": False, "coalesced_enqueue": False, "virtual_warps": False,
            "cache_hints": False, "dynamic_parallelism": "off"}
 CONFIGS = {
@@ -50,19 +50,6 @@ CONFIGS = {
 }
 
 
-@pytest.fixture(scope="module", autouse=True)
-def gpu_device():
-    ok, why = runtime.gpu_status()
-    if not ok:
-        pytest.skip(f"no usable GPU: {why}")
-    if cupy.cuda.runtime.getDeviceCount() < 1:
-        pytest.skip("CuPy sees no CUDA device")
-    os.environ[runtime.SYNC_CHECK_ENV] = "1"  # pin any kernel fault on its launch in these tests
-    yield
-    os.environ.pop(runtime.SYNC_CHECK_ENV, None)
-    runtime.release_device_graphs()
-
-
 def prepared(graph: CSRGraph, **params):
     implementation = HBF(**params)
     try:
@@ -74,46 +61,23 @@ def prepared(graph: CSRGraph, **params):
     return implementation
 
 
+def solutions(graph: CSRGraph, sources, **params):
+    """solve_each for hbf with `params`; a build without dynamic parallelism skips the child configurations."""
+    try:
+        return solve_each(HBF(**params), graph, sources)
+    except UnsupportedGraphError as error:
+        if "dynamic parallelism" in str(error):
+            pytest.skip(str(error))
+        raise
+
+
 def solve_all(graph: CSRGraph, sources, **params):
     """[(source, canonical distances or None, the NegativeCycleError or None)] from one prepared hbf."""
-    implementation = prepared(graph, **params)
-    results = []
-    try:
-        for source in sources:
-            try:
-                results.append((source, canonical_distances(implementation.solve(source)), None))
-            except NegativeCycleError as error:
-                results.append((source, None, error))
-    finally:
-        implementation.teardown()
-    return results
+    return [(source, distances, error) for source, distances, _, error in solutions(graph, sources, **params)]
 
 
 def check_against_reference(graph: CSRGraph, sources, **params):
-    for source, distances, error in solve_all(graph, sources, **params):
-        assert error is None, f"hbf {params} on {graph.name} from {source}: {error}"
-        expected = reference_distances(graph, source)
-        compared = compare(expected, distances)
-        assert compared.ok, f"hbf {params} on {graph.name} from {source}: {compared.message}"
-        proof = certificate(graph, source, distances)
-        assert proof.ok, f"hbf {params} on {graph.name} from {source}: {proof.message}"
-
-
-def some_sources(graph: CSRGraph, count: int = 3) -> list[int]:
-    degrees = graph.out_degrees()
-    picks = [0, graph.n - 1, graph.n // 2, int(np.argmax(degrees))]
-    return list(dict.fromkeys(picks))[: max(count, 1)]
-
-
-GENERATED = [
-    "rmat:n=4096,m=65536,seed=3",
-    "random:n=3000,m=24000,seed=4",
-    "grid:rows=40,cols=50,seed=5",
-    "chain:n=700,seed=6",
-    "star:n=2000,seed=7",
-    "dag:n=1500,degree=8,seed=8",
-    "road:n=5000,seed=10",
-]
+    assert_matches_reference(f"hbf {params}", graph, solutions(graph, sources, **params))
 
 
 @pytest.mark.parametrize("config", CONFIGS)

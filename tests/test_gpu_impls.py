@@ -30,73 +30,29 @@ from sssp_bench.impls import canonical_distances  # noqa: E402
 from sssp_bench.impls.near_far import auto_delta  # noqa: E402
 from sssp_bench import roofline  # noqa: E402
 from sssp_bench.runner import start_run  # noqa: E402
-from sssp_bench.verify import certificate, compare, reference_distances  # noqa: E402
+from sssp_bench.verify import compare, reference_distances  # noqa: E402
 from sssp_bench.weights import apply_weights  # noqa: E402
+
+from gpu_battery import (  # noqa: E402, F401
+    GENERATED, NEGATIVE, assert_matches_reference, gpu_device, solve_each, some_sources,
+)
 
 pytestmark = pytest.mark.gpu
 
 GPU_IMPLEMENTATIONS = ["lonestar", "bf-edge", "bf-frontier", "workfront", "near-far"]
 NEGATIVE_OK = [name for name in GPU_IMPLEMENTATIONS if impls.get(name).negative_weights]  # all but near-far
 QUEUE_IMPLEMENTATIONS = ["workfront", "near-far"]  # device-driven rounds, batched readbacks
-NEGATIVE = "negative:min=1,max=100,potential=50,seed=1"
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def gpu_device():
-    ok, why = runtime.gpu_status()
-    if not ok:
-        pytest.skip(f"no usable GPU: {why}")
-    if cupy.cuda.runtime.getDeviceCount() < 1:
-        pytest.skip("CuPy sees no CUDA device")
-    os.environ[runtime.SYNC_CHECK_ENV] = "1"  # pin any kernel fault on its launch in these tests
-    yield
-    os.environ.pop(runtime.SYNC_CHECK_ENV, None)
-    runtime.release_device_graphs()
-
-
 def solve_all(name: str, graph: CSRGraph, sources, **params):
-    """[(source, canonical distances or the exception)] from one prepared implementation."""
-    implementation = impls.get(name)(**params)
-    implementation.prepare(graph)
-    results = []
-    try:
-        for source in sources:
-            try:
-                results.append((source, canonical_distances(implementation.solve(source)), None))
-            except NegativeCycleError as error:
-                results.append((source, None, error))
-    finally:
-        implementation.teardown()
-    return results
+    """[(source, canonical distances or None, the NegativeCycleError or None)] from one prepared implementation."""
+    return [(source, distances, error)
+            for source, distances, _, error in solve_each(impls.get(name)(**params), graph, sources)]
 
 
 def check_against_reference(name: str, graph: CSRGraph, sources, **params):
-    for source, distances, error in solve_all(name, graph, sources, **params):
-        assert error is None, f"{name} on {graph.name} from {source}: {error}"
-        expected = reference_distances(graph, source)
-        compared = compare(expected, distances)
-        assert compared.ok, f"{name} on {graph.name} from {source}: {compared.message}"
-        proof = certificate(graph, source, distances)
-        assert proof.ok, f"{name} on {graph.name} from {source}: {proof.message}"
-
-
-def some_sources(graph: CSRGraph, count: int = 3) -> list[int]:
-    degrees = graph.out_degrees()
-    picks = [0, graph.n - 1, graph.n // 2, int(np.argmax(degrees))]
-    return list(dict.fromkeys(picks))[: max(count, 1)]
-
-
-GENERATED = [
-    "rmat:n=4096,m=65536,seed=3",
-    "random:n=3000,m=24000,seed=4",
-    "grid:rows=40,cols=50,seed=5",
-    "chain:n=700,seed=6",
-    "star:n=2000,seed=7",
-    "dag:n=1500,degree=8,seed=8",
-    "kron:scale=11,edgefactor=8,seed=9",
-    "road:n=5000,seed=10",
-]
+    assert_matches_reference(name, graph, solve_each(impls.get(name)(**params), graph, sources))
 
 
 @pytest.mark.parametrize("name", GPU_IMPLEMENTATIONS)
@@ -284,7 +240,8 @@ def test_graph_replays_batched_launches_and_one_round_per_readback_agree(name, s
                 "counted": impls.get(name)(count_relaxations=True)}
     for implementation in variants.values():
         implementation.prepare(graph)
-    assert variants["graphs"].graphs and not variants["launches"].graphs and not variants["counted"].graphs
+    assert variants["graphs"].batch_graphs and not variants["launches"].batch_graphs
+    assert not variants["counted"].batch_graphs
     try:
         for source in (0, graph.n // 2, graph.n - 1):
             results = {}

@@ -265,12 +265,7 @@ def launch(kernel, grid, block, args: Sequence[Any], shared_mem: int = 0) -> Non
     An empty grid launches nothing.
     """
     name = getattr(kernel, "name", None) or getattr(kernel, "__name__", "kernel")
-    for index, value in enumerate(args):
-        if isinstance(value, (bool, int, float, complex)):
-            raise TypeError(
-                f"{name}: argument {index} is a Python {type(value).__name__} ({value!r}); pass an explicit numpy "
-                f"scalar (np.int32, np.int64, np.float32, ...) matching the kernel's parameter"
-            )
+    _check_scalars(name, args)
     grid_dims, block_dims = _dims(grid), _dims(block)
     if 0 in grid_dims:
         return
@@ -285,6 +280,73 @@ def launch(kernel, grid, block, args: Sequence[Any], shared_mem: int = 0) -> Non
             cupy_module().cuda.get_current_stream().synchronize()
         except Exception as error:
             raise KernelLaunchError(f"{name}<<<{grid_dims}, {block_dims}>>> faulted: {error}") from error
+
+
+def _check_scalars(name: str, args: Sequence[Any]) -> None:
+    for index, value in enumerate(args):
+        if isinstance(value, (bool, int, float, complex)):
+            raise TypeError(
+                f"{name}: argument {index} is a Python {type(value).__name__} ({value!r}); pass an explicit numpy "
+                f"scalar (np.int32, np.int64, np.float32, ...) matching the kernel's parameter"
+            )
+
+
+def captured_launch(kernel, grid, block, args: Sequence[Any], shared_mem: int = 0) -> None:
+    """A launch recorded into a CUDA graph during stream capture, checked like `launch` (numpy scalars only, a
+    failure raised as KernelLaunchError naming the kernel) but never synchronised, which capture forbids:
+    faults surface at the replay (at once under SSSP_BENCH_GPU_SYNC_CHECK, see BatchGraphs.replay)."""
+    name = getattr(kernel, "name", None) or getattr(kernel, "__name__", "kernel")
+    _check_scalars(name, args)
+    try:
+        kernel(_dims(grid), _dims(block), tuple(args), shared_mem=int(shared_mem))
+    except Exception as error:
+        raise KernelLaunchError(f"{name}<<<{grid}, {block}>>> failed while capturing: {error}") from error
+
+
+class BatchGraphs:
+    """CUDA graphs of batches of solve rounds, captured once in prepare and replayed per batch.
+
+    A Python launch costs about 15 us (measured on an H200), more than a small round's kernels, so the
+    implementations that drive their rounds from the device (each round reads its work from the status words)
+    record `size` rounds per graph and the host replays a batch with one call. Empty (falsy) until captured.
+    """
+
+    def __init__(self, who: str) -> None:
+        self.who = who
+        self.graphs: dict[int, Any] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.graphs)
+
+    def capture(self, sizes: Sequence[int], record: Any) -> None:
+        """One graph per batch size: `record(size)` makes the captured_launch calls of `size` rounds."""
+        cp = cupy_module()
+        stream = cp.cuda.Stream(non_blocking=True)
+        with stream:
+            for size in sizes:
+                stream.begin_capture()
+                try:
+                    record(size)
+                finally:
+                    graph = stream.end_capture()
+                self.graphs[size] = graph
+        stream.synchronize()
+
+    def replay(self, size: int) -> None:
+        """The graph of `size` rounds on the current stream, checked (and synchronised under SYNC_CHECK_ENV)."""
+        cp = cupy_module()
+        try:
+            self.graphs[size].launch(stream=cp.cuda.get_current_stream())
+        except Exception as error:
+            raise KernelLaunchError(f"{self.who}: replaying a graph of {size} rounds failed: {error}") from error
+        if os.environ.get(SYNC_CHECK_ENV):
+            try:
+                cp.cuda.get_current_stream().synchronize()
+            except Exception as error:
+                raise KernelLaunchError(f"{self.who}: a graph of {size} rounds faulted: {error}") from error
+
+    def clear(self) -> None:
+        self.graphs = {}
 
 
 def blocks_for(items: int, block: int, cap: int | None = None) -> int:

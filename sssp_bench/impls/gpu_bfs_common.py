@@ -13,7 +13,6 @@ Each GPU BFS module holds one `GpuBfsBase` subclass with its `.cu` beside it; th
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -21,8 +20,9 @@ import numpy as np
 from ..csr import CSRGraph
 from ..errors import UnsupportedGraphError
 from ..gpu import runtime
-from .base import Implementation, Parameter, SolveResult
+from .base import Parameter, SolveResult
 from .cpu_common import check_source
+from .gpu_common import GpuImplementation
 
 LEVEL_INF = int(np.iinfo(np.int32).max)
 """The unreached level (INT32_MAX), as LEVEL_INF in bfs_common.cuh."""
@@ -35,41 +35,26 @@ COUNT_FRONTIERS = Parameter(
 )
 
 
-class GpuBfsBase(Implementation):
+class GpuBfsBase(GpuImplementation):
     """Base of the CuPy BFS family. Subclasses set `name`, `description`, `cu_file`, `parameters` and write
     `prepare_device` (kernels, working arrays) and `run_levels(source)` (after `init_levels`)."""
 
     kind = "bfs"
-    device = "gpu"
     negative_weights = True  # weights are ignored
     parameters: ClassVar[dict[str, Parameter]] = {"count_frontiers": COUNT_FRONTIERS}
-
-    cu_file: ClassVar[str]               # the .cu beside the module
     per_vertex_bytes: ClassVar[int] = 4  # device bytes per vertex beyond the CSR (the int32 levels)
-    per_arc_bytes: ClassVar[int] = 0     # device bytes per arc beyond the CSR
-
-    @classmethod
-    def available(cls) -> tuple[bool, str]:
-        return runtime.gpu_status()
+    status_words = STATUS_WORDS
+    result_name = "levels"
 
     def prepare(self, graph: CSRGraph) -> None:
         self.graph = graph
-        if graph.n < 1:
-            raise UnsupportedGraphError(f"{self.name}: the graph has no vertices")
         if graph.n >= LEVEL_INF:
             raise UnsupportedGraphError(f"{self.name}: n={graph.n} does not fit int32 levels")
-        self.cp = runtime.cupy_module()
-        self.module = runtime.load_module(Path(__file__).with_name(self.cu_file))
-        self.dgraph = runtime.device_graph(graph, self.per_vertex_bytes, self.per_arc_bytes, who=self.name)
+        self.upload(graph)
         self.levels = self.cp.empty(graph.n, dtype=np.int32)
-        self.words = self.cp.zeros(STATUS_WORDS, dtype=np.uint64)
-        self.readback = runtime.HostReadback(self.words)
         self._init_kernel = self.module.function("bfs_init")
         self.prepare_device()
         self.synchronize()
-
-    def prepare_device(self) -> None:
-        """Subclasses: kernels and working arrays beyond the levels."""
 
     def init_levels(self, source: int) -> None:
         """levels = LEVEL_INF, 0 at the source; every status word zeroed."""
@@ -91,16 +76,3 @@ class GpuBfsBase(Implementation):
 
     def run_levels(self, source: int) -> SolveResult:
         raise NotImplementedError
-
-    def synchronize(self) -> None:
-        runtime.cupy_module().cuda.get_current_stream().synchronize()
-
-    def teardown(self) -> None:
-        for name in ("levels", "words", "readback", "dgraph", "module"):
-            if hasattr(self, name):
-                setattr(self, name, None)
-        self.teardown_device()
-        self.graph = None
-
-    def teardown_device(self) -> None:
-        """Subclasses: drop their own device arrays."""

@@ -37,21 +37,57 @@ COUNT_RELAXATIONS = Parameter(
 )
 
 
-class GpuSsspBase(Implementation):
-    """Base of the CuPy Bellman-Ford family: int32 or unit weights, negative weights allowed."""
+class GpuImplementation(Implementation):
+    """What every CuPy implementation shares (not registered): availability, the graph upload with its memory
+    check, the module compiled from the `.cu` beside the subclass's module, the status words and their pinned
+    readback, and the lifecycle. Subclasses (GpuSsspBase, gpu_bfs_common.GpuBfsBase) add the result array."""
 
-    kind = "sssp"
     device = "gpu"
-    negative_weights = True
-    parameters: ClassVar[dict[str, Parameter]] = {"count_relaxations": COUNT_RELAXATIONS}
-
-    cu_file: ClassVar[str]              # the .cu beside the module
-    per_vertex_bytes: ClassVar[int] = 8  # device bytes per vertex beyond the CSR (the int64 distances)
+    cu_file: ClassVar[str]               # the .cu beside the module
+    per_vertex_bytes: ClassVar[int] = 0  # device bytes per vertex beyond the CSR
     per_arc_bytes: ClassVar[int] = 0     # device bytes per arc beyond the CSR
+    status_words: ClassVar[int] = N_WORDS
+    result_name: ClassVar[str]           # the attribute holding the result array (released in teardown)
 
     @classmethod
     def available(cls) -> tuple[bool, str]:
         return runtime.gpu_status()
+
+    def upload(self, graph: CSRGraph) -> None:
+        """The device graph (shared with the other implementations), this class's module and status words."""
+        if graph.n < 1:
+            raise UnsupportedGraphError(f"{self.name}: the graph has no vertices")
+        self.cp = runtime.cupy_module()
+        self.module = runtime.load_module(Path(__file__).with_name(self.cu_file))
+        self.dgraph = runtime.device_graph(graph, self.per_vertex_bytes, self.per_arc_bytes, who=self.name)
+        self.words = self.cp.zeros(self.status_words, dtype=np.uint64)
+        self.readback = runtime.HostReadback(self.words)
+
+    def prepare_device(self) -> None:
+        """Subclasses: kernels and working arrays beyond the result array."""
+
+    def synchronize(self) -> None:
+        runtime.cupy_module().cuda.get_current_stream().synchronize()
+
+    def teardown(self) -> None:
+        for name in (self.result_name, "words", "readback", "dgraph", "module"):
+            if hasattr(self, name):
+                setattr(self, name, None)
+        self.teardown_device()
+        self.graph = None
+
+    def teardown_device(self) -> None:
+        """Subclasses: drop their own device arrays."""
+
+
+class GpuSsspBase(GpuImplementation):
+    """Base of the CuPy Bellman-Ford family: int32 or unit weights, negative weights allowed."""
+
+    kind = "sssp"
+    negative_weights = True
+    parameters: ClassVar[dict[str, Parameter]] = {"count_relaxations": COUNT_RELAXATIONS}
+    per_vertex_bytes: ClassVar[int] = 8  # device bytes per vertex beyond the CSR (the int64 distances)
+    result_name = "dist"
 
     # -- prepare ---------------------------------------------------------------------------------------------
 
@@ -62,20 +98,11 @@ class GpuSsspBase(Implementation):
                 f"{self.name}: float32 weights are not supported yet (the device distances are int64 and relaxed "
                 f"with 64-bit integer atomicMin); use an int32-weighted graph (e.g. weights: uniform)"
             )
-        if graph.n < 1:
-            raise UnsupportedGraphError(f"{self.name}: the graph has no vertices")
-        self.cp = runtime.cupy_module()
-        self.module = runtime.load_module(Path(__file__).with_name(self.cu_file))
-        self.dgraph = runtime.device_graph(graph, self.per_vertex_bytes, self.per_arc_bytes, who=self.name)
+        self.upload(graph)
         self.dist = self.cp.empty(graph.n, dtype=np.int64)
-        self.words = self.cp.zeros(N_WORDS, dtype=np.uint64)
-        self.readback = runtime.HostReadback(self.words)
         self._init_kernel = self.module.function("sssp_init")
         self.prepare_device()
         self.synchronize()
-
-    def prepare_device(self) -> None:
-        """Subclasses: kernels and working arrays beyond the distances."""
 
     # -- solve helpers ---------------------------------------------------------------------------------------
 
@@ -116,21 +143,6 @@ class GpuSsspBase(Implementation):
 
     def run_rounds(self, source: int) -> SolveResult:
         raise NotImplementedError
-
-    # -- lifecycle -------------------------------------------------------------------------------------------
-
-    def synchronize(self) -> None:
-        runtime.cupy_module().cuda.get_current_stream().synchronize()
-
-    def teardown(self) -> None:
-        for name in ("dist", "words", "readback", "dgraph", "module"):
-            if hasattr(self, name):
-                setattr(self, name, None)
-        self.teardown_device()
-        self.graph = None
-
-    def teardown_device(self) -> None:
-        """Subclasses: drop their own device arrays."""
 
 
 class CumulativeCounts:

@@ -63,7 +63,6 @@ iteration), and `frontier_sizes` per iteration.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -81,7 +80,7 @@ from .gpu_common import (
     CumulativeCounts,
     GpuSsspBase,
 )
-from .workfront import BATCH_SIZES, GRAPHS, captured_launch
+from .workfront import BATCH_SIZES, GRAPHS
 
 # flags of hbf.cu
 CLASSIFY, DEDUP, COALESCE, HINTS, DP_COOP, DP_CHILD, COUNT, VWARPS = 1, 2, 4, 8, 16, 32, 64, 128
@@ -171,6 +170,7 @@ class HBF(GpuSsspBase):
         "graphs": GRAPHS,
     }
     cu_file = "hbf.cu"
+    status_words = STATUS_WORDS
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -226,8 +226,6 @@ class HBF(GpuSsspBase):
         self.kernels = {name: self.module.function(name) for name in (
             "hbf_init", "hbf_source", "hbf_iteration", "hbf_heavy", "hbf_unpack", "hbf_settle_sinks", "hbf_mark",
             "hbf_bump_base")}
-        self.words = cp.zeros(STATUS_WORDS, dtype=np.uint64)
-        self.readback = runtime.HostReadback(self.words)
         self.resident = runtime.resident_threads()
         self.wave_blocks = max(1, self.resident // BLOCK)
         self.iteration_blocks = self._one_wave(self.kernels["hbf_iteration"])
@@ -253,7 +251,7 @@ class HBF(GpuSsspBase):
         self.source_has_parallel_arcs = np.zeros(n, dtype=bool)
         if params["edge_classification"] and m > 0:
             self._mark()
-        self.graphs: dict[int, Any] = {}
+        self.batch_graphs = runtime.BatchGraphs(self.name)
         self._capture_graphs()
 
     def _one_wave(self, kernel) -> int:
@@ -367,35 +365,20 @@ class HBF(GpuSsspBase):
         (round arguments 0 .. size - 1) and the bump of the base word by `size`."""
         if not self.params["graphs"] or self.counting() or self.flags & DP_CHILD:
             return
-        stream = self.cp.cuda.Stream(non_blocking=True)
-        with stream:
-            for size in BATCH_SIZES:
-                stream.begin_capture()
-                try:
-                    for offset in range(size):
-                        for kernel, grid, args in self.iteration_kernels(np.int32(offset)):
-                            captured_launch(kernel, grid, BLOCK, args)
-                    captured_launch(self.kernels["hbf_bump_base"], 1, 32, (self.words, np.int64(size)))
-                finally:
-                    graph = stream.end_capture()
-                self.graphs[size] = graph
-        stream.synchronize()
+
+        def record(size: int) -> None:
+            for offset in range(size):
+                for kernel, grid, args in self.iteration_kernels(np.int32(offset)):
+                    runtime.captured_launch(kernel, grid, BLOCK, args)
+            runtime.captured_launch(self.kernels["hbf_bump_base"], 1, 32, (self.words, np.int64(size)))
+
+        self.batch_graphs.capture(BATCH_SIZES, record)
 
     def launch_batch(self, launched: int, size: int) -> None:
         """Iterations first + launched .. first + launched + size - 1: a graph replay, or plain launches (the
         base word then stays at the first iteration and the round argument is absolute)."""
-        if self.graphs:
-            try:
-                self.graphs[size].launch(stream=self.cp.cuda.get_current_stream())
-            except Exception as error:
-                raise runtime.KernelLaunchError(f"{self.name}: replaying a graph of {size} iterations failed: "
-                                                f"{error}") from error
-            if os.environ.get(runtime.SYNC_CHECK_ENV):
-                try:
-                    self.synchronize()
-                except Exception as error:
-                    raise runtime.KernelLaunchError(f"{self.name}: a graph of {size} iterations faulted: {error}") \
-                        from error
+        if self.batch_graphs:
+            self.batch_graphs.replay(size)
             return
         for offset in range(launched, launched + size):
             for kernel, grid, args in self.iteration_kernels(np.int32(offset)):
@@ -461,4 +444,4 @@ class HBF(GpuSsspBase):
                      "kernels"):
             if hasattr(self, name):
                 setattr(self, name, None)
-        self.graphs = {}
+        self.batch_graphs.clear()

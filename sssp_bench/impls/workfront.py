@@ -31,8 +31,7 @@ relaxations in total and per iteration, and `frontier_sizes` (queue entries per 
 
 from __future__ import annotations
 
-import os
-from typing import Any, Callable, ClassVar, Sequence
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 
@@ -58,21 +57,6 @@ GRAPHS = Parameter(
 )
 
 
-def captured_launch(kernel, grid: int, block: int, args: Sequence[Any]) -> None:
-    """A launch recorded into a CUDA graph during stream capture, checked like `runtime.launch`: numpy scalars
-    only, a failure raised as KernelLaunchError naming the kernel. No synchronisation (not allowed while
-    capturing): faults surface at the replay's readback, or at once under SSSP_BENCH_GPU_SYNC_CHECK."""
-    name = getattr(kernel, "name", None) or getattr(kernel, "__name__", "kernel")
-    for index, value in enumerate(args):
-        if isinstance(value, (bool, int, float, complex)):
-            raise TypeError(f"{name}: argument {index} is a Python {type(value).__name__} ({value!r}); pass an "
-                            f"explicit numpy scalar")
-    try:
-        kernel((int(grid), 1, 1), (int(block), 1, 1), tuple(args))
-    except Exception as error:
-        raise runtime.KernelLaunchError(f"{name}<<<{grid}, {block}>>> failed while capturing: {error}") from error
-
-
 class QueueAdvanceBase(GpuSsspBase):
     """What Workfront Sweep and Near-Far Pile share: the queue arrays, the packed-counter shift, the wider status
     words, the batched round loop and its CUDA graphs. Not registered (it has no `name`).
@@ -81,6 +65,7 @@ class QueueAdvanceBase(GpuSsspBase):
     word their kernels add to the round argument."""
 
     stamp_arrays: ClassVar[int] = 1  # per-vertex int32 stamp arrays (near-far: near and far)
+    status_words = STATUS_WORDS
     base_word: ClassVar[int]
 
     def prepare_device(self) -> None:
@@ -92,8 +77,6 @@ class QueueAdvanceBase(GpuSsspBase):
                 f"{self.name}: n={n} and m={m} do not fit the packed 64-bit queue counter "
                 f"(n must be below 2^{64 - self.shift})"
             )
-        self.words = cp.zeros(STATUS_WORDS, dtype=np.uint64)
-        self.readback = runtime.HostReadback(self.words)
         self.tiles_per_queue = m // TILE + 2
         self.vertices = cp.empty(2 * n, dtype=np.int32)
         self.starts = cp.empty(2 * n, dtype=np.int64)
@@ -103,7 +86,7 @@ class QueueAdvanceBase(GpuSsspBase):
         self.grid = max(1, runtime.resident_threads() // ADVANCE_BLOCK)
         self.init_grid = runtime.blocks_for(self.stamp_arrays * n, ADVANCE_BLOCK, cap=4096)
         self._bump = self.module.function("advance_bump_base")
-        self.graphs: dict[int, Any] = {}
+        self.batch_graphs = runtime.BatchGraphs(self.name)
 
     def round_kernels(self, round_offset: np.int64, count: np.int32) -> list[tuple[Any, tuple]]:
         raise NotImplementedError
@@ -113,34 +96,19 @@ class QueueAdvanceBase(GpuSsspBase):
         0 .. size - 1) and the bump of the base word by `size`. Called at the end of a subclass's prepare."""
         if not self.params["graphs"] or self.counting():
             return
-        stream = self.cp.cuda.Stream(non_blocking=True)
-        with stream:
-            for size in BATCH_SIZES:
-                stream.begin_capture()
-                try:
-                    for offset in range(size):
-                        for kernel, args in self.round_kernels(np.int64(offset), np.int32(0)):
-                            captured_launch(kernel, self.grid, ADVANCE_BLOCK, args)
-                    captured_launch(self._bump, 1, 32, (self.words, np.int32(self.base_word), np.int64(size)))
-                finally:
-                    graph = stream.end_capture()
-                self.graphs[size] = graph
-        stream.synchronize()
+
+        def record(size: int) -> None:
+            for offset in range(size):
+                for kernel, args in self.round_kernels(np.int64(offset), np.int32(0)):
+                    runtime.captured_launch(kernel, self.grid, ADVANCE_BLOCK, args)
+            runtime.captured_launch(self._bump, 1, 32, (self.words, np.int32(self.base_word), np.int64(size)))
+
+        self.batch_graphs.capture(BATCH_SIZES, record)
 
     def launch_batch(self, first_round: int, size: int, count: np.int32) -> None:
         """Rounds first_round .. first_round + size - 1: a graph replay, or plain checked launches."""
-        if self.graphs:
-            try:
-                self.graphs[size].launch(stream=self.cp.cuda.get_current_stream())
-            except Exception as error:
-                raise runtime.KernelLaunchError(f"{self.name}: replaying a graph of {size} rounds failed: {error}") \
-                    from error
-            if os.environ.get(runtime.SYNC_CHECK_ENV):
-                try:
-                    self.synchronize()
-                except Exception as error:
-                    raise runtime.KernelLaunchError(f"{self.name}: a graph of {size} rounds faulted: {error}") \
-                        from error
+        if self.batch_graphs:
+            self.batch_graphs.replay(size)
             return
         for round_index in range(first_round, first_round + size):
             for kernel, args in self.round_kernels(np.int64(round_index), count):
@@ -178,7 +146,7 @@ class QueueAdvanceBase(GpuSsspBase):
 
     def teardown_device(self) -> None:
         self.vertices = self.starts = self.tile_first = self.stamps = None
-        self.graphs = {}
+        self.batch_graphs.clear()
 
 
 WF_QUEUE0, WF_ROUNDS, WF_BASE = 8, 11, 12
