@@ -1,8 +1,9 @@
 """Benchmark (not a test): bfs4k's speed per technique on large graphs; a table of median ms and MTEPS.
 
-    python benchmarks/bfs4k_probe.py [--graphs kron,random,rmat,road] [--sources 20] [--configs all-on,all-off,...]
+    python benchmarks/bfs4k_probe.py [--graphs kron,random,rmat,road,grid] [--sources 20] [--configs all-on,...]
 
-Graphs: kron scale 21 (edge factor 16), random n=2M m=128M (--random-m), rmat n=3M m=20M, road n=2M. For each
+Graphs: kron scale 21 (edge factor 16), random n=2M m=128M (--random-m), rmat n=3M m=20M, road n=2M, grid 1414 x 1414
+(road and grid: about 2000 levels of 1000-2000 vertices, the single-block kernel's case). For each
 configuration (all techniques on, all off, each technique alone), one prepare, a warm-up solve, then the median
 CUDA-event time of `solve` over the sources (the same sources for every configuration: random vertices with
 out-arcs; 5 of them where the warm-up solve took over 50 ms). MTEPS = arcs out of reached vertices / time. One solve per configuration is checked with the device
@@ -43,7 +44,10 @@ CONFIGS = {
     "all-on-k4=0": {"k4": 0.0},
     "all-on-k4=1": {"k4": 1.0},
     "all-on-k5=0": {"k5": 0.0},
+    "all-on-k5=2": {"k5": 2.0},
+    "all-on-k1=8": {"k1": 8},
     "all-on-k1=16": {"k1": 16},
+    "all-on-k1=32": {"k1": 32},
     "all-off": ALL_OFF,
     **{f"{switch}": {**ALL_OFF, switch: True} for switch in SWITCHES},
     "dp-cooperative": {**ALL_OFF, "dynamic_parallelism": "cooperative"},
@@ -57,12 +61,13 @@ def graph_specs(random_m: int) -> dict[str, str]:
         "random": f"random:n=2000000,m={random_m},seed=1",
         "rmat": "rmat:n=3000000,m=20000000,seed=1",
         "road": "road:n=2000000,seed=1",
+        "grid": "grid:rows=1414,cols=1414,seed=1",
     }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--graphs", default="kron,random,rmat,road")
+    parser.add_argument("--graphs", default="kron,random,rmat,road,grid")
     parser.add_argument("--configs", default=",".join(CONFIGS))
     parser.add_argument("--sources", type=int, default=20)
     parser.add_argument("--random-m", type=int, default=128_000_000)

@@ -153,6 +153,36 @@ def test_frontiers_crossing_the_single_and_multi_block_threshold(spec, k5):
     check_against_reference(graph, some_sources(graph, 3), k5=k5)
 
 
+def test_the_single_block_kernel_runs_level_after_level_in_one_launch():
+    # a path from one end: 2999 levels of one vertex each, all in the one launch of the first step
+    chain = generate("chain:n=3000,seed=23")
+    (_, _, counters), = check_against_reference_counted(chain, [0])
+    assert counters["iterations"] == 3000
+    assert counters["single_block_levels"] == 3000 and counters["single_block_launches"] == 1
+    # a 100 x 100 grid from a corner: frontiers up to 100 vertices, below the threshold of 1024
+    grid = generate("grid:rows=100,cols=100,seed=22")
+    (_, _, counters), = check_against_reference_counted(grid, [0])
+    assert counters["single_block_levels"] == counters["iterations"] and counters["single_block_launches"] == 1
+    # a threshold of 51 vertices: the growing diagonal goes multi-block, the shrinking one comes back
+    (_, _, counters), = check_against_reference_counted(grid, [0], k5=0.05)
+    assert 0 < counters["single_block_levels"] < counters["iterations"]
+    assert counters["single_block_launches"] >= 2
+
+
+def test_a_heavy_vertex_met_by_the_single_block_kernel_goes_multi_block():
+    # the star's centre (vertex 0) is heavy: the single-block kernel stops its level and hands it over
+    star = generate("star:n=5000,seed=31")
+    for mode in ("cooperative", "off"):
+        (_, _, counters), = check_against_reference_counted(star, [1], dynamic_parallelism=mode, k3=1, k2=1.0)
+        assert counters["iterations"] == 3
+        if mode == "cooperative":
+            assert counters["single_block_levels"] < counters["iterations"]
+
+
+def check_against_reference_counted(graph: CSRGraph, sources, **params):
+    return check_against_reference(graph, sources, count_frontiers=True, **params)
+
+
 @pytest.mark.parametrize("mode", ["cooperative", "child", "off"])
 @pytest.mark.parametrize("spec,k3", [("star:n=5000,seed=31", 16), ("kron:scale=12,edgefactor=16,seed=32", 1),
                                      ("rmat:n=4096,m=65536,seed=33", 1)])

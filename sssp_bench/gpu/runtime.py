@@ -345,10 +345,6 @@ class BatchGraphs:
             except Exception as error:
                 raise KernelLaunchError(f"{self.who}: a graph of {size} rounds faulted: {error}") from error
 
-    def clear(self) -> None:
-        self.graphs = {}
-
-
 def blocks_for(items: int, block: int, cap: int | None = None) -> int:
     """ceil(items / block) blocks, at most `cap` (for grid-stride loops), at least 1 when items > 0."""
     blocks = -(-int(items) // int(block))

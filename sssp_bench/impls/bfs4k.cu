@@ -5,10 +5,12 @@
 // status words (level, frontier sizes, flags), so the host launches steps without reading anything back:
 //   bfs4k_single      one block of 1024 threads; runs whole levels while the frontier is small, keeping F and F'
 //                     in shared memory (Figure 8a);
-//   bfs4k_multi       the whole device; expands one level whose frontier is large (Figure 8b);
+//   bfs4k_multi       the whole device; expands one level whose frontier is large (Figure 8b); its last block to
+//                     finish moves to the next level;
 //   bfs4k_heavy       the cooperative stand-in for dynamic parallelism: heavy vertices listed by bfs4k_multi are
-//                     expanded by whole blocks, tiles of K3 x block arcs;
-//   bfs4k_next_level  one thread: moves to the next level after bfs4k_multi (and its child grids) finished.
+//                     expanded by whole blocks, tiles of K3 x block arcs; its last block moves to the next level;
+//   bfs4k_next_level  one thread: moves to the next level after bfs4k_multi and its child grids finished
+//                     (dynamic_parallelism "child" only: a parent grid cannot tell when its children are done).
 // A step that finds nothing to do returns at once, so batches of steps can be launched (or replayed as CUDA
 // graphs) past the end of the search.
 //
@@ -76,6 +78,10 @@ __device__ bool launch_child(const Context& ctx, long long begin, long long end)
 // grid (dynamic_parallelism "child"), else to the heavy list that bfs4k_heavy expands after this kernel. False
 // when neither took it (child limit and full list): the caller expands it itself.
 __device__ bool give_away_heavy(const Context& ctx, vertex_t u, long long begin, long long end) {
+    if (ctx.single) {  // the single-block kernel hands the level over after this round (it has no helpers)
+        ctx.scratch->hand_over = 1;
+        return true;
+    }
 #ifdef BFS4K_CDP
     if ((ctx.flags & F_DP_CHILD) && launch_child(ctx, begin, end)) return true;
 #endif
@@ -129,25 +135,83 @@ __device__ void fill_context(Context& ctx, BFS4K_ARGS, level_t level, BlockScrat
     ctx.child_hash_entries = child_hash_entries;
 }
 
-// Expand the frontier F[0, size) of level ctx.next_level - 1 with `threads` threads (this one is `thread`):
-// edge-discover when size < threads / K4 (never for K4 = 0, as the paper uses it), else virtual warps of nearest_pow2(threads / size) in [K1, 32].
-__device__ void expand_level(Context& ctx, const int* frontier, long long size, long long thread, long long threads) {
-    if ((ctx.flags & F_EDGE_DISCOVER) && ctx.k4 > 0.0f && (double)size * (double)ctx.k4 < (double)threads) {
+// How a level of `size` frontier vertices is spread over `threads` threads: 0 for edge-discover (size <
+// threads / K4; never for K4 = 0, as the paper uses it), else the virtual warp width, nearest_pow2(threads /
+// size) in [K1, 32] (1 without virtual warps).
+__device__ __forceinline__ int level_width(const Context& ctx, long long size, long long threads) {
+    if ((ctx.flags & F_EDGE_DISCOVER) && ctx.k4 > 0.0f && (double)size * (double)ctx.k4 < (double)threads) return 0;
+    int width = 1;
+    if (ctx.flags & F_VIRTUAL_WARPS) {
+        long long ratio = threads / (size > 0 ? size : 1);
+        width = 32;
+        while (width > 1 && width > ratio) width >>= 1;
+        if (width < ctx.k1) width = ctx.k1;
+    }
+    return width;
+}
+
+// The blocks (of `block` threads, a multiple of 32) that get any frontier vertex: both sources hand vertices out
+// in thread order, a warp per 32 vertices (edge-discover) or a virtual warp per `width`.
+__device__ __forceinline__ long long busy_blocks(int width, long long size, long long block, long long grid) {
+    long long busy_threads = width == 0 ? (size + 31) / 32 * 32 : (size + width - 1) / width * width;
+    long long blocks = (busy_threads + block - 1) / block;
+    return blocks < grid ? blocks : grid;
+}
+
+// Expand the frontier F[0, size) of level ctx.next_level - 1 with `threads` threads (this one is `thread`).
+// True when the single-block kernel stopped the level to hand it over (run_rounds).
+__device__ bool expand_level(Context& ctx, const int* frontier, long long size, long long thread, long long threads) {
+    int width = level_width(ctx, size, threads);
+    if (width == 0) {
         EdgeDiscoverSource source;
         source.start(ctx, frontier, size, thread >> 5, threads >> 5);
-        run_rounds(source, ctx);
+        return run_rounds(source, ctx);
     } else {
-        int width = 1;
-        if (ctx.flags & F_VIRTUAL_WARPS) {
-            long long ratio = threads / (size > 0 ? size : 1);
-            width = 32;
-            while (width > 1 && width > ratio) width >>= 1;
-            if (width < ctx.k1) width = ctx.k1;
-        }
         VirtualWarpSource source;
         source.start(ctx, frontier, size, width, thread, threads);
-        run_rounds(source, ctx);
+        return run_rounds(source, ctx);
     }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Level bookkeeping after a multi-block level: by the last block to finish (no extra kernel per level), or by
+// bfs4k_next_level when child grids may still be running (dynamic_parallelism "child")
+// ---------------------------------------------------------------------------------------------------------------
+
+// F' becomes F, the per-level words are reset. Volatile: other blocks' atomics and writes, not a stale copy.
+__device__ void finish_level(word_t* words_, long long* level_log, long long capacity, int flags) {
+    volatile word_t* words = words_;
+    long long level = (long long)words[B4_LEVEL];
+    unsigned long long next_size = words[B4_SIZE0 + ((level + 1) & 1)];
+    if (flags & F_COUNT) {
+        level_log[2 * level] = (long long)words[B4_SIZE0 + (level & 1)];
+        level_log[2 * level + 1] = (long long)words[B4_ARCS];
+    }
+    words[B4_SIZE0 + (level & 1)] = 0ULL;
+    words[B4_LEVEL] = (word_t)(level + 1);
+    words[B4_EXPANDED] = 0ULL;
+    words[B4_HANDOFF] = 0ULL;
+    words[B4_HEAVY] = 0ULL;
+    words[B4_CHILDREN_TOTAL] = words[B4_CHILDREN_TOTAL] + words[B4_CHILDREN];
+    words[B4_CHILDREN] = 0ULL;
+    words[B4_ARCS] = 0ULL;
+    words[B4_BLOCKS_DONE] = 0ULL;
+    words[B4_LEVELS_DONE] = words[B4_LEVELS_DONE] + 1ULL;
+    if (next_size > (unsigned long long)capacity) words[B4_STALLED] = 1ULL;
+}
+
+// Each of `blocks` blocks calls it once, all its threads together, after its last write of the level: true in
+// the last block to get here (a fence, then one atomicAdd per block), which then sees every block's writes.
+__device__ bool last_block_to_finish(word_t* words, BlockScratch& scratch, long long blocks) {
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long done = atomicAdd(&words[B4_BLOCKS_DONE], 1ULL);
+        scratch.last_block = done + 1ULL == (unsigned long long)blocks;
+        if (scratch.last_block) __threadfence();
+    }
+    __syncthreads();
+    return scratch.last_block != 0;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -155,11 +219,19 @@ __device__ void expand_level(Context& ctx, const int* frontier, long long size, 
 // ---------------------------------------------------------------------------------------------------------------
 
 // Dynamic shared memory: the hash table (hash_entries words), then F and F' (threshold ints each).
+// One launch runs level after level, with block barriers between them and nothing read back by the host, until
+// the next frontier is empty or outgrows the threshold (F' spills to global memory beyond it; the multi-block
+// kernel next in the step takes it), or the level goes multi-block: a heavy vertex (the multi-block kernel has
+// dynamic parallelism, Section 5.3) or more than SINGLE_ARCS_PER_VERTEX x threshold out-arcs (not in the paper:
+// a few hubs are not "limited parallelism", and one block would walk their arcs alone). Both are noticed while
+// the level runs (the degrees are counted as the vertices are read) and end it after the current round: F and
+// what F' holds so far go to global memory and the multi-block kernel expands the whole level again (heads
+// already reached are filtered out), so nothing is lost and no pass over the frontier precedes a level.
 #define SINGLE_ARCS_PER_VERTEX 32
 extern "C" __global__ void __launch_bounds__(1024, 1) bfs4k_single(BFS4K_ARGS) {
     extern __shared__ unsigned long long bfs4k_dynamic_shared[];
     __shared__ BlockScratch scratch;
-    if (words[B4_STALLED]) return;
+    if (words[B4_STALLED] || words[B4_HANDOFF]) return;
     level_t level = (level_t)words[B4_LEVEL];
     long long size = (long long)words[B4_SIZE0 + (level & 1)];
     if (size == 0 || size > threshold) return;
@@ -173,56 +245,65 @@ extern "C" __global__ void __launch_bounds__(1024, 1) bfs4k_single(BFS4K_ARGS) {
     fill_context(ctx, row_offsets, column_ids, levels, frontiers, capacity, words, level_log, heavy_vertices,
                  heavy_first_tile, heavy_capacity, heavy_degree, flags, k1, k4, k3, k7, threshold, hash_entries,
                  child_hash_entries, level, &scratch, table, hash_entries);
+    ctx.single = true;
+    ctx.arc_budget = (unsigned)(SINGLE_ARCS_PER_VERTEX * threshold);
+    ctx.shared_capacity = threshold;
+    ctx.counter_in_shared = true;
     clear_table(ctx, hash_entries);
+    if (threadIdx.x == 0) {
+        for (int i = 0; i < 3; ++i) {
+            scratch.reserved[i] = 0ULL;
+            scratch.level_arcs[i] = 0u;
+        }
+        scratch.arcs = 0ULL;
+        scratch.hand_over = 0;
+    }
     __syncthreads();
     bool counting = (flags & F_COUNT) != 0;
-    if (threadIdx.x == 0) scratch.level_arcs = 0ULL;
-    __syncthreads();
+    long long levels_done = 0;
     while (true) {
-        // A heavy vertex goes to the multi-block kernel, which has dynamic parallelism (Section 5.3); so does a
-        // level of more than SINGLE_ARCS_PER_VERTEX x threshold arcs (a few hubs are not "limited parallelism").
-        bool heavy = false;
-        unsigned long long my_arcs = 0ULL;
-        for (long long i = threadIdx.x; i < size; i += blockDim.x) {
-            vertex_t u = current[i];
-            long long degree = row_offsets[u + 1] - row_offsets[u];
-            my_arcs += (unsigned long long)degree;
-            if (degree >= ctx.heavy_degree) heavy = true;
-        }
-        if (my_arcs) atomicAdd(&scratch.level_arcs, my_arcs);
-        heavy = __syncthreads_or(heavy);
-        if (heavy || scratch.level_arcs > (unsigned long long)(SINGLE_ARCS_PER_VERTEX * threshold)) {
-            int* global_out = frontiers + (long long)(level & 1) * capacity;
-            for (long long i = threadIdx.x; i < size; i += blockDim.x) global_out[i] = current[i];
-            if (threadIdx.x == 0) {
-                words[B4_LEVEL] = (word_t)level;
-                words[B4_SIZE0 + (level & 1)] = (word_t)size;
-                words[B4_HANDOFF] = 1ULL;
-            }
-            return;
+        // This level's counters are index level % 3. The next level's were last read two levels ago, and this
+        // level's barriers separate zeroing them here from their use there.
+        int slot = (int)(level % 3);
+        if (threadIdx.x == 0) {
+            scratch.reserved[(slot + 1) % 3] = 0ULL;
+            scratch.level_arcs[(slot + 1) % 3] = 0u;
         }
         ctx.next_level = level + 1;
         ctx.out_shared = next;
-        ctx.shared_capacity = threshold;
         ctx.out_global = frontiers + (long long)((level + 1) & 1) * capacity;
-        ctx.counter = &scratch.reserved;
-        ctx.counter_in_shared = true;
-        if (threadIdx.x == 0) {
-            scratch.reserved = 0ULL;
-            scratch.arcs = 0ULL;
+        ctx.counter = &scratch.reserved[slot];
+        ctx.level_arcs = &scratch.level_arcs[slot];
+        bool hand_over = expand_level(ctx, current, size, threadIdx.x, blockDim.x);
+        // the last round's barriers made F' and its count final in shared memory
+        long long next_size = (long long)scratch.reserved[slot];
+        if (counting) {
+            if (ctx.arcs) atomicAdd(&scratch.arcs, ctx.arcs);
+            ctx.arcs = 0ULL;
+            __syncthreads();
         }
-        __syncthreads();
-        if (threadIdx.x == 0) scratch.level_arcs = 0ULL;  // everyone read it before the barrier above
-        expand_level(ctx, current, size, threadIdx.x, blockDim.x);
-        if (counting && ctx.arcs) atomicAdd(&scratch.arcs, ctx.arcs);
-        ctx.arcs = 0ULL;
-        __syncthreads();
-        long long next_size = (long long)scratch.reserved;
+        if (hand_over) {  // this level goes multi-block, with what F' holds so far
+            int* global_out = frontiers + (long long)(level & 1) * capacity;
+            for (long long i = threadIdx.x; i < size; i += blockDim.x) global_out[i] = current[i];
+            long long in_shared = next_size < threshold ? next_size : threshold;
+            for (long long i = threadIdx.x; i < in_shared; i += blockDim.x) ctx.out_global[i] = next[i];
+            if (threadIdx.x == 0) {
+                words[B4_LEVEL] = (word_t)level;
+                words[B4_SIZE0 + (level & 1)] = (word_t)size;
+                words[B4_SIZE0 + ((level + 1) & 1)] = (word_t)next_size;
+                words[B4_HANDOFF] = 1ULL;
+                words[B4_LEVELS_DONE] += (word_t)levels_done;
+                words[B4_SINGLE_LEVELS] += (word_t)levels_done;
+                words[B4_SINGLE_RUNS] += 1ULL;
+            }
+            return;
+        }
         if (counting && threadIdx.x == 0) {
             level_log[2 * (long long)level] = size;
             level_log[2 * (long long)level + 1] = (long long)scratch.arcs;
         }
         level += 1;
+        levels_done += 1;
         if (next_size == 0 || next_size > threshold) {
             int* global_out = frontiers + (long long)(level & 1) * capacity;
             long long in_shared = next_size < threshold ? next_size : threshold;
@@ -231,17 +312,18 @@ extern "C" __global__ void __launch_bounds__(1024, 1) bfs4k_single(BFS4K_ARGS) {
                 words[B4_LEVEL] = (word_t)level;
                 words[B4_SIZE0 + (level & 1)] = (word_t)next_size;
                 words[B4_SIZE0 + ((level + 1) & 1)] = 0ULL;
-                words[B4_LEVELS_DONE] += 1ULL;
+                words[B4_LEVELS_DONE] += (word_t)levels_done;
+                words[B4_SINGLE_LEVELS] += (word_t)levels_done;
+                words[B4_SINGLE_RUNS] += 1ULL;
                 if (next_size > capacity) words[B4_STALLED] = 1ULL;
             }
             return;
         }
-        if (threadIdx.x == 0) words[B4_LEVELS_DONE] += 1ULL;
+        if (counting && threadIdx.x == 0) scratch.arcs = 0ULL;  // added to again after the next level's barriers
         int* swap = current;
         current = next;
         next = swap;
         size = next_size;
-        __syncthreads();
     }
 }
 
@@ -249,6 +331,10 @@ extern "C" __global__ void __launch_bounds__(1024, 1) bfs4k_single(BFS4K_ARGS) {
 // Multi-block kernel: one level over the whole device
 // ---------------------------------------------------------------------------------------------------------------
 
+// Blocks that get no frontier vertex (a small frontier) skip the expansion but still check in (a block that
+// returned at once could start after the bookkeeping and mistake the next level for its own), and the last block
+// to finish does the level's bookkeeping, unless bfs4k_heavy has heavy vertices to expand first (then its last
+// block does) or child grids may still be running (then bfs4k_next_level, next in the stream).
 extern "C" __global__ void bfs4k_multi(BFS4K_ARGS) {
     extern __shared__ unsigned long long bfs4k_dynamic_shared[];
     __shared__ BlockScratch scratch;
@@ -257,17 +343,26 @@ extern "C" __global__ void bfs4k_multi(BFS4K_ARGS) {
     long long size = (long long)words[B4_SIZE0 + (level & 1)];
     if (size == 0) return;
     if ((flags & F_SINGLE_BLOCK) && size <= threshold && !words[B4_HANDOFF]) return;
-    if (blockIdx.x == 0 && threadIdx.x == 0) words[B4_EXPANDED] = 1ULL;
+    bool child_grids = (flags & F_DP_CHILD) != 0;
+    if (child_grids && blockIdx.x == 0 && threadIdx.x == 0) words[B4_EXPANDED] = 1ULL;
     Context ctx;
     fill_context(ctx, row_offsets, column_ids, levels, frontiers, capacity, words, level_log, heavy_vertices,
                  heavy_first_tile, heavy_capacity, heavy_degree, flags, k1, k4, k3, k7, threshold, hash_entries,
                  child_hash_entries, level, &scratch, bfs4k_dynamic_shared, hash_entries);
-    clear_table(ctx, hash_entries);
-    __syncthreads();
-    const int* frontier = frontiers + (long long)(level & 1) * capacity;
-    expand_level(ctx, frontier, size, (long long)blockIdx.x * blockDim.x + threadIdx.x,
-                 (long long)gridDim.x * blockDim.x);
-    if ((flags & F_COUNT) && ctx.arcs) atomicAdd(&words[B4_ARCS], ctx.arcs);
+    long long threads = (long long)gridDim.x * blockDim.x;
+    if (blockIdx.x < busy_blocks(level_width(ctx, size, threads), size, blockDim.x, gridDim.x)) {
+        clear_table(ctx, hash_entries);
+        __syncthreads();
+        const int* frontier = frontiers + (long long)(level & 1) * capacity;
+        expand_level(ctx, frontier, size, (long long)blockIdx.x * blockDim.x + threadIdx.x, threads);
+        if ((flags & F_COUNT) && ctx.arcs) atomicAdd(&words[B4_ARCS], ctx.arcs);
+    }
+    if (child_grids) return;
+    if (last_block_to_finish(words, scratch, gridDim.x) && threadIdx.x == 0) {
+        volatile word_t* status = words;
+        if (status[B4_HEAVY] != 0ULL) status[B4_BLOCKS_DONE] = 0ULL;  // bfs4k_heavy's blocks check in next
+        else finish_level(words, level_log, capacity, flags);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -288,6 +383,9 @@ extern "C" __global__ void bfs4k_heavy(BFS4K_ARGS) {
     fill_context(ctx, row_offsets, column_ids, levels, frontiers, capacity, words, level_log, heavy_vertices,
                  heavy_first_tile, heavy_capacity, heavy_degree, flags, k1, k4, k3, k7, threshold, hash_entries,
                  child_hash_entries, level, &scratch, bfs4k_dynamic_shared, hash_entries);
+    // Blocks without a tile return at once: one that starts after the bookkeeping finds the heavy list empty.
+    long long busy = tiles < (long long)gridDim.x ? tiles : (long long)gridDim.x;
+    if (blockIdx.x >= busy) return;
     clear_table(ctx, hash_entries);
     __syncthreads();
     long long tile_arcs = (long long)k3 * blockDim.x;
@@ -311,32 +409,20 @@ extern "C" __global__ void bfs4k_heavy(BFS4K_ARGS) {
         source.start(begin, end);
         run_rounds(source, ctx);
     }
+    if (flags & F_DP_CHILD) return;  // bfs4k_next_level moves on
+    if (last_block_to_finish(words, scratch, busy) && threadIdx.x == 0) finish_level(words, level_log, capacity, flags);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Level bookkeeping
+// Level bookkeeping with child grids
 // ---------------------------------------------------------------------------------------------------------------
 
-// After bfs4k_multi (and its children, and bfs4k_heavy): F' becomes F, the per-level words are reset.
+// After bfs4k_multi, its children and bfs4k_heavy (dynamic_parallelism "child"): the grid that launched children
+// counts as finished only when they are, so only a kernel after it sees all they wrote.
 extern "C" __global__ void bfs4k_next_level(word_t* words, long long* level_log, long long capacity, int flags) {
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
     if (words[B4_STALLED] || !words[B4_EXPANDED]) return;
-    long long level = (long long)words[B4_LEVEL];
-    unsigned long long next_size = words[B4_SIZE0 + ((level + 1) & 1)];
-    if (flags & F_COUNT) {
-        level_log[2 * level] = (long long)words[B4_SIZE0 + (level & 1)];
-        level_log[2 * level + 1] = (long long)words[B4_ARCS];
-    }
-    words[B4_SIZE0 + (level & 1)] = 0ULL;
-    words[B4_LEVEL] = (word_t)(level + 1);
-    words[B4_EXPANDED] = 0ULL;
-    words[B4_HANDOFF] = 0ULL;
-    words[B4_HEAVY] = 0ULL;
-    words[B4_CHILDREN_TOTAL] += words[B4_CHILDREN];
-    words[B4_CHILDREN] = 0ULL;
-    words[B4_ARCS] = 0ULL;
-    words[B4_LEVELS_DONE] += 1ULL;
-    if (next_size > (unsigned long long)capacity) words[B4_STALLED] = 1ULL;
+    finish_level(words, level_log, capacity, flags);
 }
 
 // The search starts from F = {source} at level 0.

@@ -19,6 +19,10 @@ Switches (bool, default True) and knobs (the paper's defaults and names):
   vertices as it has lanes, lane j vertex j and its row offsets, and shares them by shuffles (the read side of
   Section 5.6, used at every width: the vertex reads of a batch are in flight together). Off: one thread per
   frontier vertex.
+  k1 stays at the paper's 4, though on an H200 (median of 20 sources, ms) k1 = 16 is faster on the large
+  low-diameter graphs: kron-21 2.35 -> 1.79, rmat 3M/20M 1.08 -> 0.94, random 2M/128M 2.00 -> 1.67 (k1 = 32:
+  1.71, 1.05, 1.60), and slower on road networks, whose single-block levels then walk 16 vertices per virtual
+  warp one after the other: road 2M 19.3 -> 22.2. Set it per graph (a config's params).
 - `dynamic_parallelism`, `k2` = 0.15 (percent of V), `k3` = 16 (5.3): a frontier vertex whose out-degree is at least
   that of the k2%-th highest-degree vertex (and at least k3 x block, one full child block) is given away by the
   thread that read it. "child": a child grid of ceil(degree / (k3 x block)) blocks of the parent's block size
@@ -34,13 +38,22 @@ Switches (bool, default True) and knobs (the paper's defaults and names):
   shuffle binary search; the extended variant skips the search while the next 32 arcs all belong to the vertex
   that owned the previous step's last arc (medium and high degrees).
 - `single_block`, `k5` = 1.0 (5.5, Figure 8): frontiers of at most FThreshold = 1024 x k5 vertices are expanded by
-  one block of 1024 threads that keeps F and F' in shared memory and runs level after level in one launch, until
-  the frontier grows past the threshold, empties, holds a heavy vertex (left to the multi-block kernel,
-  which has dynamic parallelism) or has more than 32 x FThreshold out-arcs (not in the paper: a few hubs are not
-  "limited parallelism", and one block would walk their arcs alone). Its shared memory is the paper's 48 KB: F and F' (FThreshold ints each), the
-  kernel variables, and the hash table, nearest_pow2(48 KB - 2 x 4 x FThreshold - variables) bytes; FThreshold
-  is capped so that at least 64 bytes of table remain. Larger frontiers go to the multi-block kernel: one level
-  per launch over a grid of resident blocks (occupancy), grid-stride. k5 = 0 or the switch off: multi-block only.
+  one block of 1024 threads that keeps F and F' in shared memory and runs level after level in one launch, with
+  block barriers between levels and no readback, for as long as the frontier stays at most FThreshold: it stops
+  when the next frontier empties or outgrows the threshold (F' spills to global memory beyond FThreshold entries,
+  and the multi-block kernel next in the same step expands it), or when a level goes multi-block: it holds a
+  heavy vertex (the multi-block kernel has dynamic parallelism) or more than 32 x FThreshold out-arcs (not in the
+  paper: a few hubs are not "limited parallelism", and one block would walk their arcs alone). Both are noticed
+  while the level runs (degrees counted as vertices are read, one shared atomic per warp and round) and end it
+  after the current round; the multi-block kernel then expands the whole level again on top of what F' holds
+  (heads already reached are filtered out). Its shared memory is the paper's 48 KB: F and F' (FThreshold ints
+  each), the kernel variables, and the hash table, nearest_pow2(48 KB - 2 x 4 x FThreshold - variables) bytes;
+  FThreshold is capped so that at least 64 bytes of table remain. Larger frontiers go to the multi-block kernel:
+  one level per launch over a grid of resident blocks (occupancy), grid-stride; blocks that get no frontier
+  vertex skip the expansion, and the last block to finish moves to the next level (no bookkeeping kernel). k5 = 0
+  or the switch off: multi-block only. With k5 = 1 a road network's frontiers (1000-2000 vertices) cross the
+  threshold back and forth and most of its levels run multi-block, one launch each; k5 = 2 keeps them in the
+  single block (the paper calibrates FThreshold per graph).
 - `k6` = 128 (5.5): the multi-block kernel's block size (rounded up to a multiple of 32, at most 1024) and its hash
   table, nearest_pow2((shared memory per SM - variables) x k6 / max threads per SM) bytes, at least 64, at most
   the 48 KB of a block: the SM's shared memory shared by the blocks of k6 threads that fill it. A tiny k6 (1, 2)
@@ -61,9 +74,12 @@ Switches (bool, default True) and knobs (the paper's defaults and names):
 - `count_frontiers`: counters `frontier_sizes` (F entries per level, duplicates included) and `arcs_per_level`
   (their out-arcs), `child_grids`.
 
-The host drives steps (single-block kernel, multi-block kernel, heavy kernel, level bookkeeping) in batches of
-1, 2, 4, ... 64, reading the status words back once per batch: every kernel reads the level and frontier sizes
-from the device, and a step with nothing to do returns at once. F' never holds more than n entries without
+The host drives steps (single-block kernel, multi-block kernel, heavy kernel if any vertex is heavy; with child
+grids also a level bookkeeping kernel) in batches of 2, 4, ... 64, reading the status words back once per batch:
+every kernel reads the level and frontier sizes from the device, and a step with nothing to do returns at once.
+A step is one multi-block level, or as many single-block levels as the frontier allows. Counters (with
+`count_frontiers`): `single_block_launches` (single-block launches that expanded or handed over a level) and
+`single_block_levels` (levels it expanded). F' never holds more than n entries without
 duplicates; if duplicates overflow it, the search stalls and the host rebuilds F' exactly from the levels.
 """
 
@@ -77,19 +93,22 @@ import numpy as np
 
 from ..errors import ConfigError, UnsupportedGraphError
 from ..gpu import runtime
+from ..gpu.runtime import captured_launch
 from .base import Parameter, SolveResult
 from .gpu_bfs_common import COUNT_FRONTIERS, GpuBfsBase
-from .workfront import captured_launch
 
 # status words (bfs4k_expand.cuh)
 B4_LEVEL, B4_SIZE0 = 8, 9  # frontier buffer b's size is word B4_SIZE0 + b
 B4_HANDOFF, B4_EXPANDED, B4_HEAVY, B4_STALLED, B4_ARCS, B4_CHILDREN, B4_LEVELS_DONE, B4_CHILDREN_TOTAL = range(11, 19)
+B4_BLOCKS_DONE, B4_SINGLE_RUNS, B4_SINGLE_LEVELS = range(19, 22)
 
 FLAG_BITS = {
     "warp_scan": 1, "binary_scan": 2, "virtual_warps": 4, "edge_discover": 8, "single_block": 16,
     "coalesced_writes": 32, "hash_dedup": 64,
 }
-F_DP_CHILD, F_DP_COOPERATIVE, F_COUNT = 128, 256, 512
+F_DP_CHILD, F_DP_COOPERATIVE, F_COUNT, F_NARROW = 128, 256, 512, 1024
+NARROW_LIMIT = 2**31
+"""F_NARROW (32-bit shuffles of arc indices and degree sums) when m and 32 x the largest out-degree are below it."""
 SWITCHES = tuple(FLAG_BITS)
 """The technique switches, in the order of the paper's sections."""
 
@@ -103,7 +122,10 @@ MIN_TABLE_BYTES = 64
 MAX_REGISTERS = 80
 """--maxrregcount: the multi-block kernel needs about 94 registers, which holds 5 blocks of 128 threads per SM;
 80 (a few bytes spilled to L1) holds 6, and more threads keep more of a round's loads in flight."""
-BATCH_SIZES = (1, 2, 4, 8, 16, 32, 64)
+BATCH_SIZES = (2, 4, 8, 16, 32, 64)
+"""Steps per batch, one readback after each. From 2: the first step is nearly always the single-block kernel
+handing over to the multi-block kernel, and a readback (the GPU idle while the host wakes up and launches the
+next batch) costs more than a step that finds nothing to do (two or three empty kernels)."""
 REBUILD_BLOCK = 256
 
 
@@ -226,6 +248,8 @@ class Bfs4k(GpuBfsBase):
         flags |= {"child": F_DP_CHILD, "cooperative": F_DP_COOPERATIVE, "off": 0}[self.dp]
         if self.counting():
             flags |= F_COUNT
+        if graph.m < NARROW_LIMIT and 32 * (int(degrees.max()) if n else 0) < NARROW_LIMIT:
+            flags |= F_NARROW
         self.flags = flags
         self.capacity = n
         self.frontiers = cp.empty(2 * n, dtype=np.int32)
@@ -264,8 +288,9 @@ class Bfs4k(GpuBfsBase):
         launches.append((self._multi, self.grid, self.block, self.step_args, 8 * self.hash_entries))
         if self.dp != "off" and self.heavy_count > 0:  # no vertex is heavy enough: nothing to expand there
             launches.append((self._heavy, self.grid, self.block, self.step_args, 8 * self.hash_entries))
-        launches.append((self._next_level, 1, 32,
-                         (self.words, self.level_log, np.int64(self.capacity), np.int32(self.flags)), 0))
+        if self.dp == "child":  # otherwise the multi-block (or heavy) kernel's last block moves to the next level
+            launches.append((self._next_level, 1, 32,
+                             (self.words, self.level_log, np.int64(self.capacity), np.int32(self.flags)), 0))
         return launches
 
     def capture_graphs(self) -> None:
@@ -305,7 +330,8 @@ class Bfs4k(GpuBfsBase):
     def run_levels(self, source: int) -> SolveResult:
         counting = self.counting()
         if self.host_degrees[source] == 0:  # nothing to expand: only the source is reached
-            extra = {"frontier_sizes": [1], "arcs_per_level": [0], "child_grids": 0} if counting else {}
+            extra = {"frontier_sizes": [1], "arcs_per_level": [0], "child_grids": 0, "single_block_launches": 0,
+                     "single_block_levels": 0} if counting else {}
             return self.result(0, **extra)
         runtime.launch(self._start, 1, 32, (self.frontiers, self.words, np.int64(source)))
         batch, steps, n = 0, 0, self.graph.n
@@ -328,7 +354,9 @@ class Bfs4k(GpuBfsBase):
         log = self.level_log[: 2 * depth].get().reshape(-1, 2) if depth else np.zeros((0, 2), np.int64)
         return self.result(depth, frontier_sizes=[int(x) for x in log[:, 0]],
                            arcs_per_level=[int(x) for x in log[:, 1]],
-                           child_grids=int(words[B4_CHILDREN_TOTAL] + words[B4_CHILDREN]))
+                           child_grids=int(words[B4_CHILDREN_TOTAL] + words[B4_CHILDREN]),
+                           single_block_launches=int(words[B4_SINGLE_RUNS]),
+                           single_block_levels=int(words[B4_SINGLE_LEVELS]))
 
     def rebuild_frontier(self) -> None:
         """F' overflowed with duplicates: make it again from the levels (exact, no duplicates)."""

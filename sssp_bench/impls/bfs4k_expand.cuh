@@ -16,6 +16,10 @@
 #define B4_CHILDREN 16        // child grids launched in this level
 #define B4_LEVELS_DONE 17     // levels expanded so far
 #define B4_CHILDREN_TOTAL 18  // child grids launched in all levels
+#define B4_BLOCKS_DONE 19     // blocks of the multi-block (or heavy) grid that finished this level
+#define B4_SINGLE_RUNS 20     // single-block launches that expanded at least one level (or handed one over)
+#define B4_SINGLE_LEVELS 21   // levels the single-block kernel expanded
+#define B4_WORDS_USED 22
 
 #define HEAVY_SHIFT 40
 #define HEAVY_TILE_MASK ((1ULL << HEAVY_SHIFT) - 1ULL)
@@ -31,6 +35,7 @@
 #define F_DP_CHILD 128
 #define F_DP_COOPERATIVE 256
 #define F_COUNT 512
+#define F_NARROW 1024         // arc indices and 32 x the largest degree fit in int: 32-bit shuffles and scans
 
 #ifndef BFS4K_Q
 #define BFS4K_Q 8             // local queue entries per thread = arcs a thread examines between two flushes
@@ -43,9 +48,14 @@ struct BlockScratch {
     long long warp_base[32];
     int warp_total[32];
     int thread_counts[1024];        // the shared-memory scan (warp_scan off)
-    unsigned long long reserved;    // single-block kernel: entries of F' reserved so far
+    // single-block kernel, per level (index level % 3, so that the next level's counters can be zeroed at the
+    // start of a level, with no barrier of their own): entries of F' reserved so far, and the out-arcs of the
+    // frontier vertices read so far (each clamped to 2^18, above the largest budget)
+    unsigned long long reserved[3];
+    unsigned level_arcs[3];
     unsigned long long arcs;        // single-block kernel: arcs of this level (counting)
-    unsigned long long level_arcs;  // single-block kernel: out-arcs of the frontier (the hand-off test)
+    int hand_over;                  // single-block kernel: a heavy vertex was read: the level goes multi-block
+    int last_block;                 // this block is the last of its grid to finish the level
 };
 static_assert(sizeof(BlockScratch) + 64 <= 4608, "bfs4k.py VAR_BYTES must cover BlockScratch");
 
@@ -75,6 +85,10 @@ struct Context {
     int block_size = 0;
     int child_hash_entries = 0;
     unsigned long long arcs = 0ULL;         // this thread's share of the level's arcs (counting)
+    bool single = false;                    // the single-block kernel: heavy vertices and big levels hand over
+    unsigned* level_arcs = nullptr;         // single-block kernel: this level's out-arcs read (shared) ...
+    unsigned arc_budget = 0u;               // ... and how many it may have
+    unsigned read_arcs = 0u;                // single-block kernel: out-arcs of the vertices read this round
 };
 
 __device__ bool give_away_heavy(const Context& ctx, vertex_t u, long long begin, long long end);
@@ -145,6 +159,15 @@ __device__ __forceinline__ long long warp_inclusive_sum64(long long value) {
         if (lane >= (unsigned)offset) value += other;
     }
     return value;
+}
+
+// Arc indices and degree sums: one 32-bit shuffle (or scan) instead of two when they fit (F_NARROW).
+__device__ __forceinline__ long long shfl_arc(bool narrow, unsigned mask, long long value, int source, int width) {
+    return narrow ? (long long)__shfl_sync(mask, (int)value, source, width) : __shfl_sync(mask, value, source, width);
+}
+
+__device__ __forceinline__ long long warp_inclusive_sum_arcs(bool narrow, long long value) {
+    return narrow ? (long long)warp_inclusive_sum((int)value) : warp_inclusive_sum64(value);
 }
 
 // Warp level: (exclusive offset, warp total) of `count`. Binary variant (ballot + popc) when every lane has 0
@@ -245,9 +268,10 @@ __device__ void flush_queues(const Context& ctx, int (&queue)[BFS4K_Q], int coun
 
 // Rounds of BFS4K_Q arcs per thread, each followed by a flush, until every thread of the block is out of work.
 // A round first takes its arcs and issues their column loads, then the heads' level loads, then filters: the
-// loads of a round are in flight together instead of one dependent chain per arc.
+// loads of a round are in flight together instead of one dependent chain per arc. True (the same in every
+// thread) when the single-block kernel stopped the level to hand it over.
 template <class Source>
-__device__ void run_rounds(Source& source, Context& ctx) {
+__device__ bool run_rounds(Source& source, Context& ctx) {
     bool more;
     do {
         int heads[BFS4K_Q];
@@ -264,9 +288,25 @@ __device__ void run_rounds(Source& source, Context& ctx) {
 #pragma unroll
         for (int step = 0; step < BFS4K_Q; ++step)
             if (heads[step] >= 0 && seen[step] == LEVEL_INF) admit_head(ctx, heads[step], queue, count);
+        if (ctx.single) {  // the frontier's out-arcs read this round, one shared atomic per warp
+            unsigned sum = __reduce_add_sync(FULL_MASK, ctx.read_arcs);
+            ctx.read_arcs = 0u;
+            if (lane_id() == 0 && sum) atomicAdd(ctx.level_arcs, sum);
+        }
         flush_queues(ctx, queue, count);
+        // the single-block kernel stops after this round when the level goes multi-block: the flush's barriers
+        // made hand_over and level_arcs final for this round, nobody changes them before the barrier below
+        bool stop = ctx.single && (ctx.scratch->hand_over || *ctx.level_arcs > ctx.arc_budget);
         more = __syncthreads_or(!source.done());
+        if (stop) return true;
     } while (more);
+    return false;
+}
+
+// A vertex of `degree` out-arcs read by the single-block kernel, counted for the level's arc budget: clamped to
+// 2^18 (more than any budget), so that a level's sum fits 32 bits.
+__device__ __forceinline__ void count_single_arcs(Context& ctx, long long degree) {
+    ctx.read_arcs += (unsigned)(degree < (1LL << 18) ? degree : (1LL << 18));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -317,12 +357,14 @@ struct VirtualWarpSource {
                     my_first = ctx.row_offsets[u];
                     my_last = ctx.row_offsets[u + 1];
                     ctx.arcs += (unsigned long long)(my_last - my_first);
+                    if (ctx.single) count_single_arcs(ctx, my_last - my_first);
                     if (my_last - my_first >= ctx.heavy_degree && give_away_heavy(ctx, u, my_first, my_last))
                         my_first = my_last;
                 }
             }
-            base = __shfl_sync(group_mask, my_first, slot, width);
-            end = __shfl_sync(group_mask, my_last, slot, width);
+            bool narrow = (ctx.flags & F_NARROW) != 0;
+            base = shfl_arc(narrow, group_mask, my_first, slot, width);
+            end = shfl_arc(narrow, group_mask, my_last, slot, width);
         }
         long long arc = base + lane;
         base += width;
@@ -354,6 +396,7 @@ struct EdgeDiscoverSource {
 
     __device__ long long next_arc(Context& ctx) {
         unsigned lane = lane_id();
+        bool narrow = (ctx.flags & F_NARROW) != 0;
         while (position >= total) {
             if ((chunk + chunk_stride) * 32 >= size) return -1;
             chunk += chunk_stride;
@@ -366,30 +409,31 @@ struct EdgeDiscoverSource {
                 ctx.arcs += (unsigned long long)(last - first);
                 degree = last - first;
                 first_arc = first;
+                if (ctx.single) count_single_arcs(ctx, degree);
                 if (degree >= ctx.heavy_degree && give_away_heavy(ctx, u, first, last)) degree = 0;
             }
-            inclusive = warp_inclusive_sum64(degree);
+            inclusive = warp_inclusive_sum_arcs(narrow, degree);
             exclusive = inclusive - degree;
-            total = __shfl_sync(FULL_MASK, inclusive, 31);
+            total = shfl_arc(narrow, FULL_MASK, inclusive, 31, 32);
             position = 0;
             owner = -1;
         }
         long long k = position + lane;
         int mine;
-        long long owner_exclusive = __shfl_sync(FULL_MASK, exclusive, owner < 0 ? 0 : owner);
-        long long owner_inclusive = __shfl_sync(FULL_MASK, inclusive, owner < 0 ? 0 : owner);
+        long long owner_exclusive = shfl_arc(narrow, FULL_MASK, exclusive, owner < 0 ? 0 : owner, 32);
+        long long owner_inclusive = shfl_arc(narrow, FULL_MASK, inclusive, owner < 0 ? 0 : owner, 32);
         if (owner >= 0 && owner_exclusive <= position && position + 32 <= owner_inclusive) {
             mine = owner;  // the extended variant: no search
         } else {
             mine = 0;
 #pragma unroll
             for (int half = 16; half > 0; half >>= 1) {
-                long long probe = __shfl_sync(FULL_MASK, inclusive, mine + half - 1);
+                long long probe = shfl_arc(narrow, FULL_MASK, inclusive, mine + half - 1, 32);
                 if (probe <= k) mine += half;
             }
         }
-        long long start = __shfl_sync(FULL_MASK, first_arc, mine);
-        long long skip = __shfl_sync(FULL_MASK, exclusive, mine);
+        long long start = shfl_arc(narrow, FULL_MASK, first_arc, mine, 32);
+        long long skip = shfl_arc(narrow, FULL_MASK, exclusive, mine, 32);
         owner = __shfl_sync(FULL_MASK, mine, 31);
         position += 32;
         return k < total ? start + (k - skip) : -1;

@@ -444,4 +444,4 @@ class HBF(GpuSsspBase):
                      "kernels"):
             if hasattr(self, name):
                 setattr(self, name, None)
-        self.batch_graphs.clear()
+        self.batch_graphs = None  # teardown may follow a prepare that failed before creating it

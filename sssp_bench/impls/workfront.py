@@ -146,7 +146,7 @@ class QueueAdvanceBase(GpuSsspBase):
 
     def teardown_device(self) -> None:
         self.vertices = self.starts = self.tile_first = self.stamps = None
-        self.batch_graphs.clear()
+        self.batch_graphs = None  # teardown may follow a prepare that failed before creating it
 
 
 WF_QUEUE0, WF_ROUNDS, WF_BASE = 8, 11, 12
