@@ -10,7 +10,6 @@ fixture). Run on the device machine with `python -m pytest -q tests/test_gpu_bfs
 from __future__ import annotations
 
 import json
-import os
 import textwrap
 
 import numpy as np
@@ -21,11 +20,12 @@ from sssp_bench.config import parse_config
 from sssp_bench.csr import CSRGraph, from_arcs
 from sssp_bench.errors import ConfigError, UnsupportedGraphError
 from sssp_bench.generators import generate
-from sssp_bench.gpu import runtime
-from sssp_bench.impls import canonical_distances
 from sssp_bench.impls.bfs4k import SWITCHES
 from sssp_bench.runner import start_run
-from sssp_bench.verify import certificate, compare, reference_distances
+
+from gpu_battery import (  # noqa: F401
+    GENERATED, assert_matches_reference, gpu_device, solve_each, some_sources,
+)
 
 cupy = pytest.importorskip("cupy")  # after the imports: none of them needs CuPy
 
@@ -40,60 +40,18 @@ TECHNIQUE_CONFIGS = {
     "k4-zero-no-edge-discover": {"k4": 0.0},
     "k1-32": {"k1": 32},
 }
-GENERATED = [
-    "rmat:n=4096,m=65536,seed=3",
-    "random:n=3000,m=24000,seed=4",
-    "grid:rows=40,cols=50,seed=5",
-    "chain:n=700,seed=6",
-    "star:n=2000,seed=7",
-    "dag:n=1500,degree=8,seed=8",
-    "kron:scale=11,edgefactor=8,seed=9",
-    "road:n=5000,seed=10",
-]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def gpu_device():
-    ok, why = runtime.gpu_status()
-    if not ok:
-        pytest.skip(f"no usable GPU: {why}")
-    if cupy.cuda.runtime.getDeviceCount() < 1:
-        pytest.skip("CuPy sees no CUDA device")
-    os.environ[runtime.SYNC_CHECK_ENV] = "1"  # pin any kernel fault on its launch in these tests
-    yield
-    os.environ.pop(runtime.SYNC_CHECK_ENV, None)
-    runtime.release_device_graphs()
 
 
 def solve_all(graph: CSRGraph, sources, **params):
     """[(source, canonical levels, counters)] from one prepared bfs4k (levels copied before the next solve)."""
-    implementation = impls.get("bfs4k")(**params)
-    implementation.prepare(graph)
-    try:
-        results = []
-        for source in sources:
-            result = implementation.solve(source)
-            results.append((source, canonical_distances(result), result.counters))
-        return results
-    finally:
-        implementation.teardown()
+    return [(source, levels, counters)
+            for source, levels, counters, _ in solve_each(impls.get("bfs4k")(**params), graph, sources)]
 
 
 def check_against_reference(graph: CSRGraph, sources, **params):
-    results = solve_all(graph, sources, **params)
-    for source, levels, _ in results:
-        expected = reference_distances(graph, source, kind="bfs")
-        compared = compare(expected, levels)
-        assert compared.ok, f"bfs4k {params} on {graph.name} from {source}: {compared.message}"
-        proof = certificate(graph, source, levels, kind="bfs")
-        assert proof.ok, f"bfs4k {params} on {graph.name} from {source}: {proof.message}"
-    return results
-
-
-def some_sources(graph: CSRGraph, count: int = 3) -> list[int]:
-    degrees = graph.out_degrees()
-    picks = [0, graph.n - 1, graph.n // 2, int(np.argmax(degrees))]
-    return list(dict.fromkeys(picks))[: max(count, 1)]
+    results = solve_each(impls.get("bfs4k")(**params), graph, sources)
+    assert_matches_reference(f"bfs4k {params}", graph, results, kind="bfs")
+    return [(source, levels, counters) for source, levels, counters, _ in results]
 
 
 @pytest.mark.parametrize("spec", GENERATED)

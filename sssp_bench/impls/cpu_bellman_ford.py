@@ -38,7 +38,13 @@ import numpy as np
 from ..csr import CSRGraph
 from ..errors import NegativeCycleError
 from .base import Implementation, Parameter, SolveResult
-from .cpu_common import KernelArrays, check_source, kernel_arrays, tiny_graph_like
+from .cpu_common import (
+    KernelArrays,
+    check_source,
+    kernel_arrays,
+    relax_counters,
+    tiny_graph_like,
+)
 
 
 @numba.njit(cache=True)
@@ -208,10 +214,7 @@ class _BellmanFordBase(Implementation):
         if pushes:
             counters["queue_pushes"] = int(pushes)
         if self.params["count_relaxations"]:
-            counters["relax_attempts"] = int(attempts.sum())
-            counters["relaxations"] = int(relaxations.sum())
-            counters["relax_attempts_per_iteration"] = attempts.tolist()
-            counters["relaxations_per_iteration"] = relaxations.tolist()
+            counters.update(relax_counters(attempts, relaxations))
         return SolveResult(distances, unreached, counters)
 
     def teardown(self) -> None:

@@ -78,3 +78,11 @@ def check_source(graph: CSRGraph, source: int) -> int:
     if not 0 <= int(source) < graph.n:
         raise ValueError(f"source {source} is not a vertex of {graph.name or 'the graph'} (n={graph.n})")
     return int(source)
+
+
+def relax_counters(attempts, relaxations) -> dict:
+    """The count_relaxations counters from per-iteration attempt and relaxation arrays (numpy)."""
+    return {
+        "relax_attempts": int(attempts.sum()), "relaxations": int(relaxations.sum()),
+        "relax_attempts_per_iteration": attempts.tolist(), "relaxations_per_iteration": relaxations.tolist(),
+    }

@@ -34,7 +34,14 @@ import numpy as np
 from ..csr import CSRGraph
 from ..errors import UnsupportedGraphError
 from .base import Implementation, Parameter, SolveResult
-from .cpu_common import KernelArrays, check_source, kernel_arrays, tiny_graph_like
+from .cpu_common import (
+    KernelArrays,
+    check_source,
+    kernel_arrays,
+    relax_counters,
+    tiny_graph_like,
+)
+
 
 @numba.njit(cache=True)
 def _sift_up(keys, vertices, position):
@@ -179,10 +186,7 @@ class CpuDijkstra(Implementation):
             "iterations": int(settled), "settled": int(settled), "heap_pushes": int(pushes), "heap_pops": int(pops),
         }
         if self.params["count_relaxations"]:
-            counters["relax_attempts"] = int(attempts.sum())
-            counters["relaxations"] = int(relaxations.sum())
-            counters["relax_attempts_per_iteration"] = attempts.tolist()
-            counters["relaxations_per_iteration"] = relaxations.tolist()
+            counters.update(relax_counters(attempts, relaxations))
         return SolveResult(distances, unreached, counters)
 
     def teardown(self) -> None:
