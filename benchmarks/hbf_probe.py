@@ -4,6 +4,8 @@ a GPU machine:
 
     python3 benchmarks/hbf_probe.py                       # the four default graphs
     python3 benchmarks/hbf_probe.py --graphs road --sources 5 --variants all-on,all-off
+    python3 benchmarks/hbf_probe.py --graphs msdoor,flickr      # a catalog name: its synthetic stand-in,
+                                                                # weighted as configs/hbf-table2.yaml weights it
 
 MTEPS = arcs out of the vertices a source reaches / median solve time / 1e6 (the H-BF paper's Table 2 unit; its
 H-BF row on a GTX 780: rmat.3Mv.20Me 201, USA-road-d.CAL 6.4). Not a benchmark run (no manifest, no
@@ -18,12 +20,15 @@ import time
 
 import numpy as np
 
+from sssp_bench import catalog
 from sssp_bench.generators import generate
 from sssp_bench.gpu import runtime
 from sssp_bench.impls import canonical_distances
+from sssp_bench.impls import hbf as hbf_module
 from sssp_bench.impls.hbf import HBF
 from sssp_bench.impls.lonestar import LoneStar
 from sssp_bench.impls.workfront import WorkfrontSweep
+from sssp_bench.weights import apply_weights
 
 GRAPHS = {
     "rmat": "rmat:n=3000000,m=20000000,directed=false,seed=1",    # H-BF's rmat.3Mv.20Me (GTGraph R-MAT shape)
@@ -32,16 +37,23 @@ GRAPHS = {
     "kron": "kron:scale=21,seed=1",
 }
 OFF = {"edge_classification": False, "dedup64": False, "coalesced_enqueue": False, "virtual_warps": False,
-       "cache_hints": False, "dynamic_parallelism": "off"}
+       "cache_hints": False, "dynamic_parallelism": "off", "block_expansion": False}
+PAPER = {"block_expansion": False}  # the paper's expansion: dynamic virtual warps
 VARIANTS = {
     "all-on": ("hbf", {}),
-    "all-on-child": ("hbf", {"dynamic_parallelism": "child"}),
-    "all-on-vpw-auto": ("hbf", {"vertices_per_vw": 0}),
-    "all-on-vpw4": ("hbf", {"vertices_per_vw": 4}),
     "all-on-tdp256": ("hbf", {"tdp": 256}),
     "all-on-tdp1024": ("hbf", {"tdp": 1024}),
+    "all-on-child": ("hbf", {"dynamic_parallelism": "child"}),
     "all-on-bps8": ("hbf", {"blocks_per_sm": 8}),
     "all-on-nographs": ("hbf", {"graphs": False}),
+    "all-on-no-hints": ("hbf", {"cache_hints": False}),
+    "all-on-no-coalesce": ("hbf", {"coalesced_enqueue": False}),
+    "all-on-no-classify": ("hbf", {"edge_classification": False}),
+    "paper": ("hbf", PAPER),
+    "paper-child": ("hbf", {**PAPER, "dynamic_parallelism": "child"}),
+    "paper-vpw-auto": ("hbf", {**PAPER, "vertices_per_vw": 0}),
+    "paper-vpw4": ("hbf", {**PAPER, "vertices_per_vw": 4}),
+    "paper-tdp256": ("hbf", {**PAPER, "tdp": 256}),
     "all-off": ("hbf", OFF),
     "+classification": ("hbf", {**OFF, "edge_classification": True}),
     "+dedup64": ("hbf", {**OFF, "dedup64": True}),
@@ -50,9 +62,12 @@ VARIANTS = {
     "+cache-hints": ("hbf", {**OFF, "cache_hints": True}),
     "+cooperative": ("hbf", {**OFF, "dynamic_parallelism": "cooperative"}),
     "+child": ("hbf", {**OFF, "dynamic_parallelism": "child"}),
+    "+block": ("hbf", {**OFF, "block_expansion": True}),
     "workfront": ("workfront", {}),
     "lonestar": ("lonestar", {}),
 }
+TABLE2_WEIGHTS = "uniform:min=1,max=101,seed=1"
+"""configs/hbf-table2.yaml's weights, given to the catalog stand-ins."""
 CLASSES = {"hbf": HBF, "workfront": WorkfrontSweep, "lonestar": LoneStar}
 
 
@@ -91,6 +106,21 @@ def time_variant(name: str, params: dict, graph, sources: list[int], reference: 
         implementation.teardown()
 
 
+def work_profile(name: str, params: dict, graph, source: int, arcs: float) -> str:
+    """One counted solve: relax attempts per reached arc and the frontier sizes (where the work of a solve is)."""
+    implementation = CLASSES[name](**{**params, "count_relaxations": True})
+    try:
+        implementation.prepare(graph)
+        counters = implementation.solve(source).counters
+    finally:
+        implementation.teardown()
+    sizes = sorted(counters.get("frontier_sizes") or [0])
+    attempts = counters.get("relax_attempts_per_iteration") or [0]
+    busiest = sorted(range(len(attempts)), key=lambda i: -attempts[i])[:3]
+    return (f"attempts/arc {counters['relax_attempts'] / max(arcs, 1):.2f}, frontier median {sizes[len(sizes) // 2]} "
+            f"max {sizes[-1]}, busiest iterations " + ", ".join(f"#{i}: {attempts[i]}" for i in busiest))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--graphs", default=",".join(GRAPHS))
@@ -99,14 +129,25 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=1e9, help="seconds per graph; later variants are skipped after it")
     parser.add_argument("--road-sources", type=int, default=5, help="sources on the road graph (many iterations)")
     parser.add_argument("--random-m", type=int, default=128_000_000)
+    parser.add_argument("--batch-sizes", default=None, help="hbf's iterations per batch, e.g. 1,2,4,8,16,32,64 "
+                        "(the status words are read back once per batch)")
+    parser.add_argument("--counters", action="store_true", help="also one counted solve per variant: attempts per "
+                        "reached arc and frontier sizes")
     arguments = parser.parse_args()
+    if arguments.batch_sizes:
+        hbf_module.BATCH_SIZES = tuple(int(size) for size in arguments.batch_sizes.split(","))
+        print(f"hbf batch sizes: {hbf_module.BATCH_SIZES}")
     print(f"device: {runtime.gpu_status()[1]}")
     for label in arguments.graphs.split(","):
-        spec = GRAPHS[label]
-        if label == "random":
-            spec = f"random:n=2000000,m={arguments.random_m},directed=false,seed=1"
         started = time.perf_counter()
-        graph = generate(spec)
+        if label in GRAPHS:
+            spec = GRAPHS[label]
+            if label == "random":
+                spec = f"random:n=2000000,m={arguments.random_m},directed=false,seed=1"
+            graph = generate(spec)
+        else:  # a catalog graph's stand-in, with hbf-table2's weights
+            spec = catalog.lookup(label).stand_in
+            graph = apply_weights(generate(spec), TABLE2_WEIGHTS)
         print(f"\n{label}: {spec}  n={graph.n} m={graph.m}  (generated in {time.perf_counter() - started:.1f} s)")
         sources = pick_sources(graph, arguments.road_sources if label == "road" else arguments.sources)
         degrees = graph.out_degrees()
@@ -128,6 +169,8 @@ def main() -> None:
             median_s, prepare_s, iterations = timing
             print(f"  {variant:<16} {median_s * 1e3:>10.2f} {arcs / median_s / 1e6:>9.1f} {iterations!s:>7} "
                   f"{prepare_s:>10.2f}  {note}", flush=True)
+            if arguments.counters:
+                print(f"  {'':<16} {work_profile(name, params, graph, sources[0], arcs)}", flush=True)
         runtime.release_device_graphs()
 
 

@@ -32,13 +32,16 @@ from gpu_battery import (  # noqa: F401
 pytestmark = pytest.mark.gpu
 
 ALL_OFF = {"edge_classification": False, "dedup64": False, "coalesced_enqueue": False, "virtual_warps": False,
-           "cache_hints": False, "dynamic_parallelism": "off"}
+           "cache_hints": False, "dynamic_parallelism": "off", "block_expansion": False}
+PAPER = {"block_expansion": False}  # the paper's expansion: dynamic virtual warps
 CONFIGS = {
     "all-on": {},
     "all-on-tdp64": {"tdp": 64},
     "all-on-child-tdp64": {"dynamic_parallelism": "child", "tdp": 64},
-    "all-on-plain-launches-vpw3": {"graphs": False, "vertices_per_vw": 3, "blocks_per_sm": 2},
-    "all-on-vpw-auto-tdp64": {"vertices_per_vw": 0, "tdp": 64},
+    "paper-all-on": PAPER,
+    "paper-all-on-child-tdp64": {**PAPER, "dynamic_parallelism": "child", "tdp": 64},
+    "paper-plain-launches-vpw3": {**PAPER, "graphs": False, "vertices_per_vw": 3, "blocks_per_sm": 2},
+    "paper-vpw-auto-tdp64": {**PAPER, "vertices_per_vw": 0, "tdp": 64},
     "all-off": ALL_OFF,
     "only-edge-classification": {**ALL_OFF, "edge_classification": True},
     "only-dedup64": {**ALL_OFF, "dedup64": True},
@@ -47,6 +50,7 @@ CONFIGS = {
     "only-cache-hints": {**ALL_OFF, "cache_hints": True},
     "only-cooperative-tdp64": {**ALL_OFF, "dynamic_parallelism": "cooperative", "tdp": 64},
     "only-child-tdp64": {**ALL_OFF, "dynamic_parallelism": "child", "tdp": 64},
+    "only-block-expansion": {**ALL_OFF, "block_expansion": True},
 }
 
 

@@ -27,12 +27,18 @@
 //                  frontier size in the status words: lanes of 2^vw_shift threads (vw_shift = log2 of the previous
 //                  power of two of resident threads / frontier size, clamped to [2, 5]), each taking runs of
 //                  `per_vw` consecutive frontier entries over a grid-stride loop. Without: one thread per entry.
+//   HBF_BLOCKX     block expansion (ours, for Hopper; it takes precedence over HBF_VWARPS): a block takes a chunk
+//                  of consecutive frontier entries (the frontier spread over the whole grid, at most HBF_BLOCK
+//                  each), scans their degrees in shared memory and deals the chunk's arcs to its threads in
+//                  order, a thread finding its entry by binary search, so no lane idles on a short list and the
+//                  column reads are coalesced across entries (the load balance of the Workfront Sweep's advance,
+//                  within a block, without carrying degree prefix sums in the frontier).
 //
 // Iterations are driven from the device: iteration i = words[HBF_BASE] + the kernel's round argument, its input
 // frontier is frontiers[i % 2] with words[HBF_QUEUE0 + i % 3] entries, its output frontiers[(i + 1) % 2] counted
 // in words[HBF_QUEUE0 + (i + 1) % 3]; it zeroes words[HBF_QUEUE0 + (i + 2) % 3] (iteration i - 1's input, which
 // iteration i + 1 fills). So the host can launch iterations in batches without reading sizes back (CUDA graphs
-// captured once, replayed in batches of 1 to 16 iterations, each ending with hbf_bump_base); iterations after
+// captured once, replayed in batches of 1 to 64 iterations, each ending with hbf_bump_base); iterations after
 // the frontier emptied do nothing. An iteration number reaching the cap (n) with a non-empty frontier sets
 // HBF_CAPPED instead of running (a reachable negative cycle; it also keeps the packed tags below all-ones).
 //
@@ -67,6 +73,7 @@
 #define HBF_DP_CHILD 32
 #define HBF_COUNT 64
 #define HBF_VWARPS 128
+#define HBF_BLOCKX 256
 
 #define HBF_CLASS_SHIFT 30
 #define HBF_ID_MASK 0x3fffffff
@@ -458,6 +465,10 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iter
     vertex_t* heavy, long long child_limit, long long cap) {
     __shared__ vertex_t slots[HBF_WARPS][HBF_SLOT];
     __shared__ word_t s_fill[HBF_WARPS];
+    __shared__ long long s_end[HBF_BLOCK];  // HBF_BLOCKX: inclusive scan of the chunk's degrees
+    __shared__ offset_t s_row[HBF_BLOCK];
+    __shared__ vertex_t s_vertex[HBF_BLOCK];
+    __shared__ long long s_warp_total[HBF_WARPS];
     int iteration = hbf_iteration_index(words, round_offset);
     long long size = (long long)words[hbf_queue_word(iteration)];
     // The counters the next iteration fills are zeroed even past the cap (a stale one would read as a frontier)
@@ -472,6 +483,72 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iter
     HbfContext c = HBF_CONTEXT(iteration);
     HbfEnqueue out = HBF_OUTPUT(iteration, frontiers, slots);
     bool split_heavy = (flags & (HBF_DP_COOP | HBF_DP_CHILD)) != 0;
+    unsigned long long attempts = 0ULL, improvements = 0ULL;
+    if (flags & HBF_BLOCKX) {
+        // Chunks of `chunk` entries, grid-stride; as many per block as spread the frontier over the whole grid,
+        // so a small frontier still reaches every SM (one dependent chain per block) and a large one gives each
+        // block a full chunk to balance.
+        long long chunk = hbf_min((size + gridDim.x - 1) / gridDim.x, (long long)HBF_BLOCK);
+        int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+        for (long long first = (long long)blockIdx.x * chunk; first < size; first += (long long)gridDim.x * chunk) {
+            long long j = first + threadIdx.x;
+            long long degree = 0;
+            offset_t row = 0;
+            vertex_t u = 0;
+            if (threadIdx.x < chunk && j < size) {
+                u = hbf_frontier_entry(frontier, j, flags);
+                row = hbf_offset(c, u);
+                degree = hbf_offset(c, u + 1) - row;
+                if (split_heavy && degree > tdp) {
+                    hbf_dispatch_heavy(row_offsets, columns, weights, unit_weights, info, capacity, words, flags,
+                                       tag_bits, low, frontiers, iteration, u, degree, heavy, child_limit);
+                    degree = 0;
+                }
+            }
+            long long scan = degree;
+#pragma unroll
+            for (int offset = 1; offset < 32; offset <<= 1) {
+                long long other = __shfl_up_sync(HBF_FULL, scan, offset);
+                if (lane >= offset) scan += other;
+            }
+            if (lane == 31) s_warp_total[warp] = scan;
+            __syncthreads();
+            long long total = 0;
+#pragma unroll
+            for (int w = 0; w < HBF_WARPS; ++w) {
+                if (w < warp) scan += s_warp_total[w];
+                total += s_warp_total[w];
+            }
+            s_end[threadIdx.x] = scan;
+            s_row[threadIdx.x] = row;
+            s_vertex[threadIdx.x] = u;
+            __syncthreads();
+            int entries = (int)hbf_min(chunk, size - first);
+            int a = 0;  // this thread's entry: its arcs only move forward, so the search starts from the last one
+            for (long long base = 0; base < total; base += HBF_BLOCK) {  // block-uniform
+                long long t = base + threadIdx.x;
+                bool active = t < total;
+                offset_t e = 0;
+                dist_t d = 0;
+                if (active) {
+                    int b = entries - 1;  // the first entry whose inclusive end is above t
+                    while (a < b) {
+                        int middle = (a + b) >> 1;
+                        if (s_end[middle] > t) b = middle; else a = middle + 1;
+                    }
+                    e = s_row[a] + (t - (a > 0 ? s_end[a - 1] : 0LL));
+                    // the tail's distance read per arc, beside its column: an improvement made earlier in this
+                    // iteration is used at once (read once per chunk, meshes took 1.3-1.5x the relax attempts)
+                    d = hbf_distance(c, s_vertex[a]);
+                }
+                hbf_step(c, out, active, e, d, false, false, attempts, improvements);
+            }
+            __syncthreads();  // the shared arrays are rewritten for the next chunk
+        }
+        out.finish(s_fill);
+        hbf_add_counts(c, attempts, improvements);
+        return;
+    }
     long long threads = (long long)gridDim.x * blockDim.x;
     int vw_shift = 0;
     long long per_vw = fixed_per_vw > 0 ? fixed_per_vw : 1;
@@ -492,7 +569,6 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iter
     long long item = vw * per_vw, item_end = hbf_min(item + per_vw, size);
     offset_t e = 0, stop = 0;
     dist_t du = 0;
-    unsigned long long attempts = 0ULL, improvements = 0ULL;
 
     // Moves this lane to its next arc: the next entry of its run, the next run of its virtual warp, or done.
     auto next_arc = [&]() -> bool {

@@ -7,7 +7,7 @@ optimization is a parameter, all on by default:
   relaxes the out-arcs of the current frontier and enqueues the improved vertices into the next one.
   Iterations are driven from the device: each iteration's kernels read the frontier size and the iteration
   number from the status words and size their virtual warps there (a one-wave grid, grid-stride loops), so the
-  host launches iterations in batches of 1, 2, 4, 8, 16 (iterations after the frontier empties do nothing) and
+  host launches iterations in batches of 1, 2, 4, ..., 64 (iterations after the frontier empties do nothing) and
   reads the status words back once per batch. A readback costs ~30-40 us and a Python launch ~15 us on an H200,
   more than a small iteration, so by default (`graphs`) each batch is one replay of a CUDA graph captured in
   prepare. With count_relaxations, one iteration per batch and plain launches (per-iteration counts); with
@@ -44,6 +44,17 @@ optimization is a parameter, all on by default:
   faster on an H200 on R-MAT, Kronecker and random graphs; the grid-stride loop then covers the frontier). The grid is one wave of the iteration
   kernel at its real occupancy (`blocks_per_sm`: its __launch_bounds__, which caps its registers). Off: one
   thread per frontier vertex.
+- `block_expansion` (ours, for Hopper; on by default, and it replaces the virtual warps when on): each block takes a
+  chunk of consecutive frontier entries (at most 256; fewer when the frontier is small, so that it spreads over the
+  whole grid), scans their degrees in shared memory, and deals the chunk's arcs to its threads in order, a thread
+  finding its entry by binary search; each arc reads its tail's distance beside its column id, so an improvement
+  made earlier in the iteration is used at once. The load balance of the Workfront Sweep's advance, within a
+  block. Measured on an H200 (benchmarks/hbf_probe.py, 5-10 sources, median; hbf-table2's weights on the
+  stand-ins), all else on, virtual warps -> block expansion: rmat.3Mv.20Me 8.31 -> 2.97 ms, kron scale 21 7.88 ->
+  3.38 ms, random 2Mv.128Me 20.4 -> 9.6 ms, flickr stand-in 5.60 -> 1.44 ms, msdoor stand-in 8.86 -> 6.39 ms
+  (tdp 1024; relax attempts per arc 36 -> 24), circuit5M_dc stand-in 4.04 -> 3.16 ms (tdp 1024), a 1.9M-vertex
+  road 20.7 -> 18.8 ms. With the distance read once per chunk instead of per arc, msdoor took 48.7 attempts per
+  arc and 13.8 ms. Off: the paper's design (virtual warps, when `virtual_warps` is on).
 - `dynamic_parallelism` (section 5.3), for frontier vertices of degree > `tdp` (4096): "child" launches a child
   kernel per such vertex from the device (CUDA dynamic parallelism, CDP2: the module is compiled with -rdc=true
   and linked with cudadevrt; the parent never waits, the children relax and enqueue and the stream's next
@@ -80,10 +91,10 @@ from .gpu_common import (
     CumulativeCounts,
     GpuSsspBase,
 )
-from .workfront import BATCH_SIZES, GRAPHS
+from .workfront import GRAPHS
 
 # flags of hbf.cu
-CLASSIFY, DEDUP, COALESCE, HINTS, DP_COOP, DP_CHILD, COUNT, VWARPS = 1, 2, 4, 8, 16, 32, 64, 128
+CLASSIFY, DEDUP, COALESCE, HINTS, DP_COOP, DP_CHILD, COUNT, VWARPS, BLOCKX = 1, 2, 4, 8, 16, 32, 64, 128, 256
 QUEUE0, HEAVY0, OVERFLOW, CHILD0, BASE, ROUNDS, CAPPED = 8, 11, 13, 14, 16, 17, 18
 STATUS_WORDS = 24
 """The status words of hbf.cu: common.cuh's 8, the three rotating frontier counters, the heavy-list and child
@@ -97,6 +108,10 @@ LIMIT_PENDING_LAUNCH_COUNT = 0x04
 CDP_OPTIONS = ("-rdc=true", "-DHBF_CDP")
 
 DYNAMIC_PARALLELISM = ("off", "child", "cooperative")
+BATCH_SIZES = (1, 2, 4, 8, 16, 32, 64)
+"""Iterations per batch (one status readback each, ~30-40 us): growing to 64 saved 6-9% on the high-diameter
+graphs against stopping at 16 (H200: 1.9M-vertex road 18.9 -> 17.3 ms, delaunay_n20 stand-in 4.56 -> 4.27 ms);
+iterations after the frontier empties cost a launch each (~2 us)."""
 
 
 def previous_power_of_two(value: int) -> int:
@@ -155,6 +170,10 @@ class HBF(GpuSsspBase):
         "virtual_warps": Parameter(
             bool, True, "dynamic virtual warps of 4-32 lanes sized by the frontier each iteration; off: one thread "
             "per frontier vertex"),
+        "block_expansion": Parameter(
+            bool, True, "ours, for Hopper (replaces virtual_warps when on): each block expands a chunk of frontier "
+            "entries together, a block scan of their degrees dealing the chunk's arcs evenly to its threads; off: "
+            "the paper's design"),
         "cache_hints": Parameter(bool, True, "__ldcs for frontier and offsets, __ldg for arcs, __ldcg for distances"),
         "dynamic_parallelism": Parameter(
             str, "cooperative", "frontier vertices of degree > tdp: 'child' kernels (CUDA dynamic parallelism), a "
@@ -236,6 +255,7 @@ class HBF(GpuSsspBase):
             (CLASSIFY if params["edge_classification"] else 0) | (DEDUP if params["dedup64"] else 0)
             | (COALESCE if params["coalesced_enqueue"] else 0) | (HINTS if params["cache_hints"] else 0)
             | (COUNT if self.counting() else 0) | (VWARPS if params["virtual_warps"] else 0)
+            | (BLOCKX if params["block_expansion"] else 0)
             | {"off": 0, "cooperative": DP_COOP, "child": DP_CHILD}[params["dynamic_parallelism"]]
         )
         self.heavy_kernel = bool(self.flags & (DP_COOP | DP_CHILD)) and self.max_degree > params["tdp"]
