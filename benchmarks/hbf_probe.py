@@ -45,6 +45,7 @@ VARIANTS = {
     "all-on-tdp1024": ("hbf", {"tdp": 1024}),
     "all-on-child": ("hbf", {"dynamic_parallelism": "child"}),
     "all-on-bps8": ("hbf", {"blocks_per_sm": 8}),
+    "all-on-bps8-tdp1024": ("hbf", {"blocks_per_sm": 8, "tdp": 1024}),
     "all-on-nographs": ("hbf", {"graphs": False}),
     "all-on-no-hints": ("hbf", {"cache_hints": False}),
     "all-on-no-coalesce": ("hbf", {"coalesced_enqueue": False}),

@@ -53,7 +53,8 @@
 //
 // Status words (24): common.cuh's 0..7 (W_FLOOR, W_ATTEMPTS, W_RELAXATIONS), the three rotating frontier
 // counters, the heavy-list and child counters by iteration parity (iteration i zeroes the pair i - 1 used), the
-// overflow flag, the iteration base, the count of iterations with a non-empty frontier, and the cap flag.
+// overflow flag, the iteration base, the count of iterations with a non-empty frontier, the cap flag, and the block
+// expansion's three rotating chunk counters (iteration i zeroes the one i - 1 used).
 #include "common.cuh"
 
 #define HBF_BLOCK 256
@@ -89,6 +90,7 @@
 #define HBF_BASE 16        // added to every iteration kernel's round argument
 #define HBF_ROUNDS 17      // iterations with a non-empty frontier (the source's included)
 #define HBF_CAPPED 18      // an iteration numbered n found a non-empty frontier
+#define HBF_CHUNK0 19      // 19, 20, 21: HBF_BLOCKX's next chunk to claim, by iteration % 3
 #define HBF_WORDS 24
 
 __device__ __forceinline__ long long hbf_min(long long a, long long b) { return a < b ? a : b; }
@@ -469,6 +471,7 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iter
     __shared__ offset_t s_row[HBF_BLOCK];
     __shared__ vertex_t s_vertex[HBF_BLOCK];
     __shared__ long long s_warp_total[HBF_WARPS];
+    __shared__ long long s_next_chunk;
     int iteration = hbf_iteration_index(words, round_offset);
     long long size = (long long)words[hbf_queue_word(iteration)];
     // The counters the next iteration fills are zeroed even past the cap (a stale one would read as a frontier)
@@ -476,6 +479,7 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iter
         words[hbf_queue_word(iteration + 2)] = 0ULL;
         words[HBF_HEAVY0 + ((iteration + 1) & 1)] = 0ULL;
         words[HBF_CHILD0 + ((iteration + 1) & 1)] = 0ULL;
+        words[HBF_CHUNK0 + (iteration + 2) % 3] = 0ULL;  // iteration - 1's, done with
         if (size != 0) words[iteration >= cap ? HBF_CAPPED : HBF_ROUNDS] += 1ULL;
     }
     if (size == 0 || iteration >= cap) return;  // block-uniform: every thread returns
@@ -485,12 +489,18 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iter
     bool split_heavy = (flags & (HBF_DP_COOP | HBF_DP_CHILD)) != 0;
     unsigned long long attempts = 0ULL, improvements = 0ULL;
     if (flags & HBF_BLOCKX) {
-        // Chunks of `chunk` entries, grid-stride; as many per block as spread the frontier over the whole grid,
-        // so a small frontier still reaches every SM (one dependent chain per block) and a large one gives each
-        // block a full chunk to balance.
+        // Chunks of `chunk` entries, as many per block as spread the frontier over the whole grid, so a small
+        // frontier still reaches every SM (one dependent chain per block) and a large one gives each block a
+        // full chunk to balance. Block b takes chunk b first, then claims the next free one from a counter
+        // (dynamic, so a block held up by a chunk of long lists takes fewer chunks; the claim is issued before
+        // the chunk's work and read after it, which hides its latency).
         long long chunk = hbf_min((size + gridDim.x - 1) / gridDim.x, (long long)HBF_BLOCK);
         int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-        for (long long first = (long long)blockIdx.x * chunk; first < size; first += (long long)gridDim.x * chunk) {
+        word_t* chunk_counter = &words[HBF_CHUNK0 + iteration % 3];
+        for (long long current = blockIdx.x; current * chunk < size; current = s_next_chunk) {  // block-uniform
+            long long first = current * chunk;
+            long long claimed = 0;
+            if (threadIdx.x == 0) claimed = (long long)gridDim.x + (long long)atomicAdd(chunk_counter, 1ULL);
             long long j = first + threadIdx.x;
             long long degree = 0;
             offset_t row = 0;
@@ -543,7 +553,8 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iter
                 }
                 hbf_step(c, out, active, e, d, false, false, attempts, improvements);
             }
-            __syncthreads();  // the shared arrays are rewritten for the next chunk
+            if (threadIdx.x == 0) s_next_chunk = claimed;
+            __syncthreads();  // publishes s_next_chunk; the shared arrays are rewritten for the next chunk
         }
         out.finish(s_fill);
         hbf_add_counts(c, attempts, improvements);
