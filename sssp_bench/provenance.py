@@ -165,8 +165,10 @@ def git_info(directory: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     ok, commit = _git(package_dir, "rev-parse", "HEAD")
     if not ok:
         return {**unknown, "root": root, "reason": commit}
-    ok, status = _git(package_dir, "status", "--porcelain")
-    changed = status.splitlines() if ok else []
+    # Porcelain lines are "XY path" with X often a space: the output must not be stripped, or the first path
+    # loses its first letter.
+    ok, status = _git(package_dir, "status", "--porcelain", strip=False)
+    changed = [line for line in status.splitlines() if line.strip()] if ok else []
     return {
         "commit": commit,
         "dirty": bool(changed) if ok else None,
@@ -176,8 +178,8 @@ def git_info(directory: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     }
 
 
-def _git(directory: Path, *args: str) -> tuple[bool, str]:
-    """(True, stdout) or (False, why) for `git -C directory args...`."""
+def _git(directory: Path, *args: str, strip: bool = True) -> tuple[bool, str]:
+    """(True, stdout, stripped unless `strip` is false) or (False, why) for `git -C directory args...`."""
     # No optional locks: `git status` must not take index.lock while others work in the same tree.
     environment = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
     try:
@@ -198,7 +200,7 @@ def _git(directory: Path, *args: str) -> tuple[bool, str]:
     if completed.returncode != 0:
         first_line = (completed.stderr.strip().splitlines() or [f"exit status {completed.returncode}"])[0]
         return False, f"git {args[0]}: {first_line}"
-    return True, completed.stdout.strip()
+    return True, completed.stdout.strip() if strip else completed.stdout
 
 
 def gpu_info() -> dict[str, Any]:

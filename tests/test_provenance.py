@@ -116,3 +116,22 @@ def test_gpu_info_without_a_device(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "cupy", _fake_cupy(device_count=0))
     assert provenance.gpu_status() == (False, "no CUDA device (CuPy sees 0 devices)")
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git missing")
+def test_changed_files_keep_their_whole_paths(tmp_path):
+    """A modified tracked file's porcelain line starts with a space (" M path"): the path must come out whole."""
+    import subprocess
+
+    repository = tmp_path / "repo"
+    package = repository / "pkg"
+    package.mkdir(parents=True)
+    (package / "module.py").write_text("x = 1\n")
+    (package / "other.py").write_text("y = 1\n")
+    for command in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]):
+        subprocess.run(["git", "-C", str(repository), *command], check=True, capture_output=True)
+    (package / "module.py").write_text("x = 2\n")
+    (package / "other.py").write_text("y = 2\n")
+    git = provenance.git_info(package)
+    assert git["dirty"] is True
+    assert sorted(git["changed_files"]) == ["pkg/module.py", "pkg/other.py"]
