@@ -382,6 +382,30 @@ __device__ __forceinline__ int hbf_iteration_index(const word_t* words, int roun
     hbf_enqueue((frontiers) + (((iteration) + 1) & 1) * capacity, &words[hbf_queue_word((iteration) + 1)],   \
                 capacity, words, flags, (slots)[threadIdx.x >> 5])
 
+// Block-collective: the inclusive scan of `value` over the block's threads (a warp-shuffle scan, then the warps'
+// totals through `s_warp_total`, HBF_WARPS words of shared memory), and the block's sum in *total. The caller puts
+// a barrier before `s_warp_total` is written again.
+__device__ __forceinline__ long long hbf_block_inclusive_scan(long long value, long long* s_warp_total,
+                                                              long long* total) {
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    long long scan = value;
+#pragma unroll
+    for (int offset = 1; offset < 32; offset <<= 1) {
+        long long other = __shfl_up_sync(HBF_FULL, scan, offset);
+        if (lane >= offset) scan += other;
+    }
+    if (lane == 31) s_warp_total[warp] = scan;
+    __syncthreads();
+    long long sum = 0;
+#pragma unroll
+    for (int w = 0; w < HBF_WARPS; ++w) {
+        if (w < warp) scan += s_warp_total[w];
+        sum += s_warp_total[w];
+    }
+    *total = sum;
+    return scan;
+}
+
 // --- dynamic parallelism (section 5.3) -------------------------------------------------------------------------
 
 // A heavy vertex's arcs over a whole child grid (HBF_DP_CHILD; compiled only for the -rdc=true module).
@@ -495,7 +519,6 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iter
         // (dynamic, so a block held up by a chunk of long lists takes fewer chunks; the claim is issued before
         // the chunk's work and read after it, which hides its latency).
         long long chunk = hbf_min((size + gridDim.x - 1) / gridDim.x, (long long)HBF_BLOCK);
-        int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
         word_t* chunk_counter = &words[HBF_CHUNK0 + iteration % 3];
         for (long long current = blockIdx.x; current * chunk < size; current = s_next_chunk) {  // block-uniform
             long long first = current * chunk;
@@ -515,20 +538,8 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iter
                     degree = 0;
                 }
             }
-            long long scan = degree;
-#pragma unroll
-            for (int offset = 1; offset < 32; offset <<= 1) {
-                long long other = __shfl_up_sync(HBF_FULL, scan, offset);
-                if (lane >= offset) scan += other;
-            }
-            if (lane == 31) s_warp_total[warp] = scan;
-            __syncthreads();
             long long total = 0;
-#pragma unroll
-            for (int w = 0; w < HBF_WARPS; ++w) {
-                if (w < warp) scan += s_warp_total[w];
-                total += s_warp_total[w];
-            }
+            long long scan = hbf_block_inclusive_scan(degree, s_warp_total, &total);
             s_end[threadIdx.x] = scan;
             s_row[threadIdx.x] = row;
             s_vertex[threadIdx.x] = u;
@@ -639,7 +650,6 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_heavy(HBF_COMMON_ARG
     if (count == 0) return;  // block-uniform
     HbfContext c = HBF_CONTEXT(iteration);
     HbfEnqueue out = HBF_OUTPUT(iteration, frontiers, slots);
-    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     long long grid = gridDim.x;
     long long done = 0;  // arcs of the earlier pieces (block-uniform)
     unsigned long long attempts = 0ULL, improvements = 0ULL;
@@ -654,20 +664,8 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_heavy(HBF_COMMON_ARG
             degree = hbf_offset(c, u + 1) - row;
             du = hbf_distance(c, u);
         }
-        long long scan = degree;
-#pragma unroll
-        for (int offset = 1; offset < 32; offset <<= 1) {
-            long long other = __shfl_up_sync(HBF_FULL, scan, offset);
-            if (lane >= offset) scan += other;
-        }
-        if (lane == 31) s_warp_total[warp] = scan;
-        __syncthreads();
         long long total = 0;
-#pragma unroll
-        for (int w = 0; w < HBF_WARPS; ++w) {
-            if (w < warp) scan += s_warp_total[w];
-            total += s_warp_total[w];
-        }
+        long long scan = hbf_block_inclusive_scan(degree, s_warp_total, &total);
         s_end[threadIdx.x] = scan;
         s_row[threadIdx.x] = row;
         s_du[threadIdx.x] = du;
