@@ -9,20 +9,17 @@ fixture). Run on the device machine with `python -m pytest -q tests/test_gpu_bfs
 
 from __future__ import annotations
 
-import json
-import textwrap
 
 import numpy as np
 import pytest
 
 from sssp_bench import impls
-from sssp_bench.config import parse_config
 from sssp_bench.csr import CSRGraph, from_arcs
 from sssp_bench.errors import ConfigError, UnsupportedGraphError
 from sssp_bench.generators import generate
 from sssp_bench.impls.bfs4k import SWITCHES
-from sssp_bench.runner import start_run
 
+from runs import make_config, run_rows
 from gpu_battery import (  # noqa: F401
     GENERATED, assert_matches_reference, gpu_device, solve_each, some_sources,
 )
@@ -228,10 +225,7 @@ def test_bfs4k_through_the_runner_with_the_device_certificate(tmp_path):
         baseline: cpu-bfs
         verification: {reference_sources: 2}
     """
-    config = parse_config(textwrap.dedent(text), str(tmp_path / "bfs4k.yaml"), default_name="bfs4k")
-    config.output, config.datasets = tmp_path / "results", tmp_path / "datasets"
-    outcome = start_run(config, run_id="bfs4k", show_progress=False)
-    rows = [json.loads(line) for line in (outcome.run_dir / "rows.jsonl").read_text().splitlines()]
+    outcome, rows = run_rows(make_config(tmp_path, text, name="bfs4k"), run_id="bfs4k")
     problems = [(row["graph"], row["variant"], row["phase"], row["status"], row["message"]) for row in rows
                 if row["status"] != "ok"]
     assert not problems, problems

@@ -7,21 +7,18 @@ fixture). Run on the device machine with `python -m pytest -q tests/test_gpu_bfs
 
 from __future__ import annotations
 
-import json
-import textwrap
 
 import numpy as np
 import pytest
 
 from sssp_bench import impls
-from sssp_bench.config import parse_config
 from sssp_bench.csr import CSRGraph, from_arcs
 from sssp_bench.generators import generate
 from sssp_bench.gpu import runtime
 from sssp_bench.impls.cpu_bfs import CpuBfs
-from sssp_bench.runner import start_run
 from sssp_bench.weights import apply_weights
 
+from runs import make_config, run_rows
 from gpu_battery import (  # noqa: F401
     GENERATED, NEGATIVE, assert_matches_reference, gpu_device, solve_each, some_sources,
 )
@@ -145,10 +142,7 @@ def test_every_comparator_through_the_runner_with_the_device_certificate(tmp_pat
         baseline: cpu-bfs
         verification: {reference_sources: 2}
     """
-    config = parse_config(textwrap.dedent(text), str(tmp_path / "bfs.yaml"), default_name="bfs")
-    config.output, config.datasets = tmp_path / "results", tmp_path / "datasets"
-    outcome = start_run(config, run_id="bfs", show_progress=False)
-    rows = [json.loads(line) for line in (outcome.run_dir / "rows.jsonl").read_text().splitlines()]
+    outcome, rows = run_rows(make_config(tmp_path, text, name="bfs"), run_id="bfs")
     problems = [(row["graph"], row["variant"], row["phase"], row["status"], row["message"]) for row in rows
                 if row["status"] != "ok"]
     assert not problems, problems

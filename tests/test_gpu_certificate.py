@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import textwrap
 
 import numpy as np
 import pytest
@@ -17,15 +16,15 @@ import pytest
 cupy = pytest.importorskip("cupy")
 
 from sssp_bench import impls, roofline  # noqa: E402
-from sssp_bench.config import parse_config  # noqa: E402
 from sssp_bench.csr import CSRGraph, from_arcs  # noqa: E402
 from sssp_bench.generators import generate  # noqa: E402
 from sssp_bench.gpu import certificate as device_certificate  # noqa: E402
 from sssp_bench.gpu import runtime  # noqa: E402
 from sssp_bench.impls.base import SolveResult, canonical_distances  # noqa: E402
-from sssp_bench.runner import start_run  # noqa: E402
 from sssp_bench.verify import certificate, reference_distances  # noqa: E402
 from sssp_bench.weights import apply_weights  # noqa: E402
+
+from runs import make_config, run_rows
 
 pytestmark = pytest.mark.gpu
 
@@ -159,14 +158,11 @@ def test_the_runner_certifies_gpu_solves_on_the_device_and_records_the_roofline(
         baseline: cpu-dijkstra
         verification: {reference_sources: 1}
     """
-    config = parse_config(textwrap.dedent(text), str(tmp_path / "r.yaml"), default_name="r")
-    config.output, config.datasets = tmp_path / "results", tmp_path / "datasets"
-    outcome = start_run(config, run_id="r", show_progress=False)
+    outcome, rows = run_rows(make_config(tmp_path, text, name="r"), run_id="r")
     manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
     constants = manifest["roofline"]
     assert constants["available"] is True, constants
     assert constants["copy_bandwidth_gbs"] > 10 and 10 < constants["chain_latency_ns"] < 100_000
-    rows = [json.loads(line) for line in (outcome.run_dir / "rows.jsonl").read_text().splitlines()]
     solves = [row for row in rows if row["phase"] == "solve"]
     assert solves and all(row["status"] == "ok" and row["certificate"] is True for row in solves), solves
     assert {row["certificate_device"] for row in solves if row["device"] == "gpu"} == {"gpu"}
@@ -207,10 +203,7 @@ def test_a_wrong_gpu_answer_is_caught_by_the_device_certificate(tmp_path, monkey
         baseline: null
         verification: {reference_sources: 0}
     """
-    config = parse_config(textwrap.dedent(text), str(tmp_path / "w.yaml"), default_name="w")
-    config.output, config.datasets = tmp_path / "results", tmp_path / "datasets"
-    outcome = start_run(config, run_id="w", show_progress=False)
-    rows = [json.loads(line) for line in (outcome.run_dir / "rows.jsonl").read_text().splitlines()]
+    outcome, rows = run_rows(make_config(tmp_path, text, name="w"), run_id="w")
     solves = [row for row in rows if row["phase"] == "solve"]
     assert solves and all(row["status"] == "wrong_answer" and row["certificate"] is False for row in solves)
     assert all(row["certificate_device"] == "gpu" and "can still be relaxed" in row["message"] for row in solves)

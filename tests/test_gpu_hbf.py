@@ -8,23 +8,20 @@ cannot be compiled and linked on the device.
 
 from __future__ import annotations
 
-import json
-import textwrap
 
 import numpy as np
 import pytest
 
 cupy = pytest.importorskip("cupy")
 
-from sssp_bench.config import parse_config
 from sssp_bench.csr import CSRGraph, from_arcs
 from sssp_bench.errors import NegativeCycleError, UnsupportedGraphError
 from sssp_bench.generators import generate
 from sssp_bench.impls import canonical_distances
 from sssp_bench.impls.hbf import HBF, packing_bounds, virtual_warp_shape
-from sssp_bench.runner import start_run
 from sssp_bench.weights import apply_weights
 
+from runs import make_config, run_rows
 from gpu_battery import (  # noqa: F401
     GENERATED, NEGATIVE, assert_matches_reference, gpu_device, solve_each, some_sources,
 )
@@ -270,10 +267,7 @@ def test_a_tiny_run_through_the_runner_is_all_ok(tmp_path):
         baseline: null
         verification: {reference_sources: 2}
     """
-    config = parse_config(textwrap.dedent(text), str(tmp_path / "gpu.yaml"), default_name="gpu")
-    config.output, config.datasets = tmp_path / "results", tmp_path / "datasets"
-    outcome = start_run(config, run_id="gpu", show_progress=False)
-    rows = [json.loads(line) for line in (outcome.run_dir / "rows.jsonl").read_text().splitlines()]
+    outcome, rows = run_rows(make_config(tmp_path, text, name="gpu"), run_id="gpu")
     problems = [(row["graph"], row["variant"], row["phase"], row["status"], row["message"]) for row in rows
                 if row["status"] != "ok" and not (row["variant"] == "cpu-dijkstra" and row["status"] == "unsupported")]
     assert not problems, problems

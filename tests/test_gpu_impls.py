@@ -10,9 +10,7 @@ The real-file tests read USA-road-d.NY and wiki-Vote from SSSP_BENCH_REAL_DATASE
 from __future__ import annotations
 
 import gzip
-import json
 import os
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +19,6 @@ import pytest
 cupy = pytest.importorskip("cupy")
 
 from sssp_bench import impls  # noqa: E402
-from sssp_bench.config import parse_config  # noqa: E402
 from sssp_bench.csr import CSRGraph, from_arcs  # noqa: E402
 from sssp_bench.errors import NegativeCycleError, UnsupportedGraphError  # noqa: E402
 from sssp_bench.generators import generate  # noqa: E402
@@ -29,10 +26,10 @@ from sssp_bench.gpu import runtime  # noqa: E402
 from sssp_bench.impls import canonical_distances  # noqa: E402
 from sssp_bench.impls.near_far import auto_delta  # noqa: E402
 from sssp_bench import roofline  # noqa: E402
-from sssp_bench.runner import start_run  # noqa: E402
 from sssp_bench.verify import compare, reference_distances  # noqa: E402
 from sssp_bench.weights import apply_weights  # noqa: E402
 
+from runs import make_config, run_rows
 from gpu_battery import (  # noqa: E402, F401
     GENERATED, NEGATIVE, assert_matches_reference, gpu_device, solve_each, some_sources,
 )
@@ -339,10 +336,7 @@ def test_a_tiny_run_through_the_runner_is_all_ok(tmp_path):
         baseline: null
         verification: {reference_sources: 2}
     """
-    config = parse_config(textwrap.dedent(text), str(tmp_path / "gpu.yaml"), default_name="gpu")
-    config.output, config.datasets = tmp_path / "results", tmp_path / "datasets"
-    outcome = start_run(config, run_id="gpu", show_progress=False)
-    rows = [json.loads(line) for line in (outcome.run_dir / "rows.jsonl").read_text().splitlines()]
+    outcome, rows = run_rows(make_config(tmp_path, text, name="gpu"), run_id="gpu")
     problems = [(row["graph"], row["variant"], row["phase"], row["status"], row["message"]) for row in rows
                 if row["status"] not in ("ok",)
                 and not (row["variant"] in ("cpu-dijkstra", "near-far") and row["status"] == "unsupported")]
@@ -365,8 +359,7 @@ def test_a_graph_that_does_not_fit_becomes_an_out_of_memory_row_and_the_run_goes
         sources: {count: 2, seed: 1}
         baseline: null
     """
-    config = parse_config(textwrap.dedent(text), str(tmp_path / "oom.yaml"), default_name="oom")
-    config.output, config.datasets = tmp_path / "results", tmp_path / "datasets"
+    config = make_config(tmp_path, text, name="oom")
     real_free = runtime.free_device_bytes
     calls = []
 
@@ -380,8 +373,7 @@ def test_a_graph_that_does_not_fit_becomes_an_out_of_memory_row_and_the_run_goes
     runtime.release_device_graphs()
     monkeypatch.setattr(roofline, "measure_device", no_roofline)
     monkeypatch.setattr(runtime, "free_device_bytes", free_bytes)
-    outcome = start_run(config, run_id="oom", show_progress=False)
-    rows = [json.loads(line) for line in (outcome.run_dir / "rows.jsonl").read_text().splitlines()]
+    outcome, rows = run_rows(config, run_id="oom")
     first = [row for row in rows if row["graph"] == "small"]
     assert [(row["phase"], row["status"]) for row in first] == [("prepare", "out_of_memory")]
     assert "needs" in first[0]["message"] and "free" in first[0]["message"]

@@ -4,17 +4,16 @@ refusal message, scalar checking in launch, availability without CuPy, and the r
 from __future__ import annotations
 
 import importlib.util
-import json
-import textwrap
 
 import numpy as np
 import pytest
 
 from sssp_bench import impls
-from sssp_bench.config import parse_config
 from sssp_bench.csr import from_arcs
 from sssp_bench.gpu import runtime
-from sssp_bench.runner import classify, start_run
+from sssp_bench.runner import classify
+
+from runs import make_config, run_rows
 
 HAS_CUPY = importlib.util.find_spec("cupy") is not None
 
@@ -127,10 +126,7 @@ def test_a_run_naming_a_gpu_implementation_goes_on_without_a_gpu(tmp_path):
         sources: {count: 3, seed: 1}
         verification: {reference_sources: 1}
     """
-    config = parse_config(textwrap.dedent(text), str(tmp_path / "t.yaml"), default_name="t")
-    config.output, config.datasets = tmp_path / "results", tmp_path / "datasets"
-    outcome = start_run(config, run_id="t", show_progress=False)
-    rows = [json.loads(line) for line in (outcome.run_dir / "rows.jsonl").read_text().splitlines()]
+    outcome, rows = run_rows(make_config(tmp_path, text, name="t"), run_id="t")
     lonestar = [row for row in rows if row["variant"] == "lonestar"]
     assert [(row["phase"], row["status"]) for row in lonestar] == [("prepare", "unavailable")]
     dijkstra = [row for row in rows if row["variant"] == "cpu-dijkstra" and row["phase"] == "solve"]

@@ -2,24 +2,17 @@
 
 import json
 import time
-import textwrap
 
 import numpy as np
 import pytest
 
 from sssp_bench import impls
-from sssp_bench.config import parse_config
 from sssp_bench.errors import UserError
 from sssp_bench.impls.base import Implementation, SolveResult
 from sssp_bench.report import write_report
 from sssp_bench.runner import resume_run, start_run
 
-
-def make_config(tmp_path, text):
-    config = parse_config(textwrap.dedent(text), str(tmp_path / "test.yaml"), default_name="test")
-    config.output = tmp_path / "results"
-    config.datasets = tmp_path / "datasets"
-    return config
+from runs import make_config, read_rows
 
 
 TINY = """
@@ -30,10 +23,6 @@ TINY = """
     sources: {count: 5, seed: 1}
     verification: {reference_sources: 2}
 """
-
-
-def read_rows(run_dir):
-    return [json.loads(line) for line in (run_dir / "rows.jsonl").read_text().splitlines()]
 
 
 def test_run_records_one_verified_row_per_solve_and_a_manifest(tmp_path):

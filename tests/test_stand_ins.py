@@ -14,6 +14,9 @@ from sssp_bench.errors import ConfigError, UserError
 from sssp_bench.graphs import choose_graph, load_graph
 from sssp_bench.runner import resume_run, start_run
 
+import runs
+from runs import read_rows
+
 SMALL_ROAD = "road:n=400,seed=3"  # a small stand-in for asia.osm, so that the tests run in a moment
 
 
@@ -159,13 +162,7 @@ RUN = f"""
 
 
 def make_config(tmp_path):
-    config = parse_config(textwrap.dedent(RUN), str(tmp_path / "stand-in.yaml"), default_name="stand-in")
-    config.output, config.datasets = tmp_path / "results", tmp_path / "datasets"
-    return config
-
-
-def read_rows(run_dir):
-    return [json.loads(line) for line in (run_dir / "rows.jsonl").read_text().splitlines()]
+    return runs.make_config(tmp_path, RUN, name="stand-in")
 
 
 def test_rows_and_manifest_record_the_stand_in(tmp_path):

@@ -61,6 +61,18 @@ __device__ __forceinline__ long long upper_bound(const long long* __restrict__ i
 }
 
 // Adds this thread's counts to the status words (only called when counting).
+// The inclusive sum of `value` over the lanes of the calling warp (warp shuffles; every lane of the warp calls it).
+template <typename T>
+__device__ __forceinline__ T warp_inclusive_sum(T value) {
+    int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int offset = 1; offset < 32; offset <<= 1) {
+        T other = __shfl_up_sync(0xffffffffu, value, offset);
+        if (lane >= offset) value += other;
+    }
+    return value;
+}
+
 __device__ __forceinline__ void add_counts(word_t* words, unsigned long long attempts, unsigned long long improved) {
     if (attempts) atomicAdd(&words[W_ATTEMPTS], attempts);
     if (improved) atomicAdd(&words[W_RELAXATIONS], improved);

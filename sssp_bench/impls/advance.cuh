@@ -67,12 +67,7 @@ __device__ __forceinline__ bool claim(int* stamps, vertex_t v, int stamp) {
 #define WF_DENSE_PUSHERS (WF_BLOCK / 4)
 __device__ __forceinline__ word_t block_reserve(word_t value, word_t* counter, word_t* s_warp) {
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    word_t scan = value;  // inclusive scan over the warp's lanes
-#pragma unroll
-    for (int offset = 1; offset < 32; offset <<= 1) {
-        word_t other = __shfl_up_sync(WF_FULL_MASK, scan, offset);
-        if (lane >= offset) scan += other;
-    }
+    word_t scan = warp_inclusive_sum(value);
     if (lane == 31) s_warp[warp] = scan;
     int pushers = __syncthreads_count(value != 0ULL);  // also the barrier that publishes the warp totals
     if (pushers == 0) return 0ULL;
@@ -84,12 +79,7 @@ __device__ __forceinline__ word_t block_reserve(word_t value, word_t* counter, w
     }
     if (warp == 0) {
         word_t total = lane < WF_WARPS ? s_warp[lane] : 0ULL;
-        word_t inclusive = total;
-#pragma unroll
-        for (int offset = 1; offset < WF_WARPS; offset <<= 1) {
-            word_t other = __shfl_up_sync(WF_FULL_MASK, inclusive, offset);
-            if (lane >= offset) inclusive += other;
-        }
+        word_t inclusive = warp_inclusive_sum(total);
         word_t block_total = __shfl_sync(WF_FULL_MASK, inclusive, WF_WARPS - 1);
         word_t base = 0ULL;
         if (lane == 0) base = atomicAdd(counter, block_total);

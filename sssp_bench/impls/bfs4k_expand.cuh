@@ -141,25 +141,7 @@ __device__ __forceinline__ void admit_head(const Context& ctx, vertex_t v, int (
 // Section 5.1: two-level exclusive prefix sum
 // ---------------------------------------------------------------------------------------------------------------
 
-__device__ __forceinline__ int warp_inclusive_sum(int value) {
-    unsigned lane = lane_id();
-#pragma unroll
-    for (int offset = 1; offset < 32; offset <<= 1) {
-        int other = __shfl_up_sync(FULL_MASK, value, offset);
-        if (lane >= (unsigned)offset) value += other;
-    }
-    return value;
-}
-
-__device__ __forceinline__ long long warp_inclusive_sum64(long long value) {
-    unsigned lane = lane_id();
-#pragma unroll
-    for (int offset = 1; offset < 32; offset <<= 1) {
-        long long other = __shfl_up_sync(FULL_MASK, value, offset);
-        if (lane >= (unsigned)offset) value += other;
-    }
-    return value;
-}
+// Warp scans: common.cuh's warp_inclusive_sum.
 
 // Arc indices and degree sums: one 32-bit shuffle (or scan) instead of two when they fit (F_NARROW).
 __device__ __forceinline__ long long shfl_arc(bool narrow, unsigned mask, long long value, int source, int width) {
@@ -167,7 +149,7 @@ __device__ __forceinline__ long long shfl_arc(bool narrow, unsigned mask, long l
 }
 
 __device__ __forceinline__ long long warp_inclusive_sum_arcs(bool narrow, long long value) {
-    return narrow ? (long long)warp_inclusive_sum((int)value) : warp_inclusive_sum64(value);
+    return narrow ? (long long)warp_inclusive_sum((int)value) : warp_inclusive_sum(value);
 }
 
 // Warp level: (exclusive offset, warp total) of `count`. Binary variant (ballot + popc) when every lane has 0

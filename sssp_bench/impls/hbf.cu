@@ -222,13 +222,7 @@ struct HbfEnqueue {
 
     // Warp-collective: every lane's register queue to the slot, at offsets from a warp-shuffle prefix sum.
     __device__ void drain() {
-        int lane = threadIdx.x & 31;
-        int scan = count;
-#pragma unroll
-        for (int offset = 1; offset < 32; offset <<= 1) {
-            int other = __shfl_up_sync(HBF_FULL, scan, offset);
-            if (lane >= offset) scan += other;
-        }
+        int scan = warp_inclusive_sum(count);
         int total = __shfl_sync(HBF_FULL, scan, 31);
         if (fill + total > HBF_SLOT) flush();
         int at = fill + scan - count;
@@ -268,12 +262,7 @@ struct HbfEnqueue {
         __syncthreads();
         if (warp == 0) {
             word_t mine = lane < HBF_WARPS ? s_fill[lane] : 0ULL;
-            word_t inclusive = mine;
-#pragma unroll
-            for (int offset = 1; offset < HBF_WARPS; offset <<= 1) {
-                word_t other = __shfl_up_sync(HBF_FULL, inclusive, offset);
-                if (lane >= offset) inclusive += other;
-            }
+            word_t inclusive = warp_inclusive_sum(mine);
             word_t total = __shfl_sync(HBF_FULL, inclusive, HBF_WARPS - 1);
             word_t base = 0ULL;
             if (lane == 0 && total != 0ULL) base = atomicAdd(counter, total);
@@ -388,12 +377,7 @@ __device__ __forceinline__ int hbf_iteration_index(const word_t* words, int roun
 __device__ __forceinline__ long long hbf_block_inclusive_scan(long long value, long long* s_warp_total,
                                                               long long* total) {
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    long long scan = value;
-#pragma unroll
-    for (int offset = 1; offset < 32; offset <<= 1) {
-        long long other = __shfl_up_sync(HBF_FULL, scan, offset);
-        if (lane >= offset) scan += other;
-    }
+    long long scan = warp_inclusive_sum(value);
     if (lane == 31) s_warp_total[warp] = scan;
     __syncthreads();
     long long sum = 0;

@@ -202,8 +202,8 @@ class HBF(GpuSsspBase):
         if not 0 <= self.params["blocks_per_sm"] <= 8:
             raise ConfigError(f"{self.name} parameter 'blocks_per_sm' must be 0 (automatic) or 1 to 8, got "
                               f"{self.params['blocks_per_sm']}")
-        if self.params["blocks_per_sm"] == 0:
-            self.params["blocks_per_sm"] = 8 if self.params["block_expansion"] else 4
+        # the parameters stay as given (results record them); 0 resolves here
+        self.blocks_per_sm = self.params["blocks_per_sm"] or (8 if self.params["block_expansion"] else 4)
         if self.params["tdp"] < 1:
             raise ConfigError(f"{self.name} parameter 'tdp' must be at least 1, got {self.params['tdp']}")
         dedup = self.params["dedup64"]
@@ -237,7 +237,7 @@ class HBF(GpuSsspBase):
         cp, graph, dgraph = self.cp, self.graph, self.dgraph
         n, m = graph.n, graph.m
         params = self.params
-        options = (f"-DHBF_MIN_BLOCKS={params['blocks_per_sm']}",)
+        options = (f"-DHBF_MIN_BLOCKS={self.blocks_per_sm}",)
         if params["dynamic_parallelism"] == "child":
             options = (*CDP_OPTIONS, *options)
         try:  # child: relocatable device code linked with the device runtime (cudadevrt)
