@@ -124,6 +124,12 @@ def device_attributes() -> dict[str, int]:
     return _attributes[device.id]
 
 
+def resident_grid(kernel, block: int, shared_mem: int = 0) -> int:
+    """Blocks of `block` threads of `kernel` the whole device holds at once (its occupancy x SMs): one wave."""
+    per_sm = cupy_module().cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, shared_mem)
+    return max(1, int(per_sm)) * int(device_attributes().get("MultiProcessorCount", 1))
+
+
 def resident_threads() -> int:
     """Threads the whole device holds at once (SMs x max threads per SM): one full wave."""
     attributes = device_attributes()

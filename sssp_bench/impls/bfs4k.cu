@@ -203,9 +203,9 @@ __device__ void finish_level(word_t* words_, long long* level_log, long long cap
 // Each of `blocks` blocks calls it once, all its threads together, after its last write of the level: true in
 // the last block to get here (a fence, then one atomicAdd per block), which then sees every block's writes.
 __device__ bool last_block_to_finish(word_t* words, BlockScratch& scratch, long long blocks) {
-    __threadfence();
     __syncthreads();
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == 0) {  // one fence, after the barrier: cumulative, it covers the whole block's writes
+        __threadfence();
         unsigned long long done = atomicAdd(&words[B4_BLOCKS_DONE], 1ULL);
         scratch.last_block = done + 1ULL == (unsigned long long)blocks;
         if (scratch.last_block) __threadfence();

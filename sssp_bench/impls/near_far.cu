@@ -74,7 +74,7 @@ extern "C" __global__ void near_far_init(dist_t* dist, int* stamps, long long n,
     }
 }
 
-extern "C" __global__ void near_far_advance(const offset_t* __restrict__ row_offsets,
+extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) near_far_advance(const offset_t* __restrict__ row_offsets,
                                             const vertex_t* __restrict__ column_ids,
                                             const weight_t* __restrict__ weights, int unit_weights, dist_t* dist,
                                             vertex_t* vertices, long long* starts, int* tile_first, int* stamps,
@@ -107,10 +107,14 @@ extern "C" __global__ void near_far_advance(const offset_t* __restrict__ row_off
                             vertices + out * n, starts + out * n, tile_first + out * tiles_per_queue,
                             &next[NF_NEAR], stamps, (int)(round + 1), far, words, count_relaxations);
     }
-    // The last block to finish decides whether this round's split runs.
-    __threadfence();
+    // The last block to finish decides whether this round's split runs. One fence per block, in the thread that
+    // counts the block done, after the barrier (fences are cumulative: they cover the block's writes the barrier
+    // ordered before it); a fence in every thread stalled R-MAT's large rounds (a fifth of the warp samples).
     __syncthreads();
-    if (threadIdx.x == 0) last_block = atomicAdd(&words[NF_BLOCKS_DONE], 1ULL) == (word_t)(gridDim.x - 1);
+    if (threadIdx.x == 0) {
+        __threadfence();
+        last_block = atomicAdd(&words[NF_BLOCKS_DONE], 1ULL) == (word_t)(gridDim.x - 1);
+    }
     __syncthreads();
     if (!last_block || threadIdx.x != 0) return;
     __threadfence();

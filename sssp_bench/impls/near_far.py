@@ -93,6 +93,7 @@ class NearFarPile(QueueAdvanceBase):
     }
     cu_file = "near_far.cu"
     base_word = NF_BASE
+    advance_kernel = "near_far_advance"
     stamp_arrays = 2
     # distances 8, two near queues of (vertex 4 + start 8), near and far stamps 4 + 4, two far piles 4 + 4
     per_vertex_bytes = 48

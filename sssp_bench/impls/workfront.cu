@@ -28,7 +28,7 @@ extern "C" __global__ void workfront_init(dist_t* dist, int* stamps, long long n
     }
 }
 
-extern "C" __global__ void workfront_round(const offset_t* __restrict__ row_offsets,
+extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) workfront_round(const offset_t* __restrict__ row_offsets,
                                            const vertex_t* __restrict__ column_ids,
                                            const weight_t* __restrict__ weights, int unit_weights, dist_t* dist,
                                            vertex_t* vertices, long long* starts, int* tile_first, int* stamps,

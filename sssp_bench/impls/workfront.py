@@ -61,12 +61,13 @@ class QueueAdvanceBase(GpuSsspBase):
     """What Workfront Sweep and Near-Far Pile share: the queue arrays, the packed-counter shift, the wider status
     words, the batched round loop and its CUDA graphs. Not registered (it has no `name`).
 
-    Subclasses give `round_kernels(round_offset, count)`, the kernels of one round, and `base_word`, the status
-    word their kernels add to the round argument."""
+    Subclasses give `round_kernels(round_offset, count)`, the kernels of one round, `base_word`, the status
+    word their kernels add to the round argument, and `advance_kernel`, whose occupancy sizes the grid."""
 
     stamp_arrays: ClassVar[int] = 1  # per-vertex int32 stamp arrays (near-far: near and far)
     status_words = STATUS_WORDS
     base_word: ClassVar[int]
+    advance_kernel: ClassVar[str]  # the kernel whose occupancy sizes the grid
 
     def prepare_device(self) -> None:
         cp, graph = self.cp, self.graph
@@ -83,7 +84,9 @@ class QueueAdvanceBase(GpuSsspBase):
         self.tile_first = cp.empty(2 * self.tiles_per_queue, dtype=np.int32)
         self.stamps = cp.empty(self.stamp_arrays * n, dtype=np.int32)
         self.host_degrees = np.asarray(graph.out_degrees())
-        self.grid = max(1, runtime.resident_threads() // ADVANCE_BLOCK)
+        # one wave of resident blocks: a grid larger than the device holds leaves a partial wave that starts its
+        # share of the tiles late
+        self.grid = runtime.resident_grid(self.module.function(self.advance_kernel), ADVANCE_BLOCK)
         self.init_grid = runtime.blocks_for(self.stamp_arrays * n, ADVANCE_BLOCK, cap=4096)
         self._bump = self.module.function("advance_bump_base")
         self.batch_graphs = runtime.BatchGraphs(self.name)
@@ -163,6 +166,7 @@ class WorkfrontSweep(QueueAdvanceBase):
     parameters = {"count_relaxations": COUNT_RELAXATIONS, "graphs": GRAPHS}
     cu_file = "workfront.cu"
     base_word = WF_BASE
+    advance_kernel = "workfront_round"
     # distances 8, two queues of (vertex 4 + start 8), stamps 4; tile owners add 8 bytes per 512 arcs
     per_vertex_bytes = 36
 
