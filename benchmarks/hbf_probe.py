@@ -41,10 +41,17 @@ OFF = {"edge_classification": False, "dedup64": False, "coalesced_enqueue": Fals
 PAPER = {"block_expansion": False}  # the paper's expansion: dynamic virtual warps
 VARIANTS = {
     "all-on": ("hbf", {}),
+    "all-on-tdp64": ("hbf", {"tdp": 64}),
+    "all-on-tdp128": ("hbf", {"tdp": 128}),
     "all-on-tdp256": ("hbf", {"tdp": 256}),
+    "all-on-tdp512": ("hbf", {"tdp": 512}),
     "all-on-tdp1024": ("hbf", {"tdp": 1024}),
     "all-on-child": ("hbf", {"dynamic_parallelism": "child"}),
+    "all-on-bps4": ("hbf", {"blocks_per_sm": 4}),
+    "all-on-bps5": ("hbf", {"blocks_per_sm": 5}),
+    "all-on-bps6": ("hbf", {"blocks_per_sm": 6}),
     "all-on-bps8": ("hbf", {"blocks_per_sm": 8}),
+    "all-on-bps6-tdp1024": ("hbf", {"blocks_per_sm": 6, "tdp": 1024}),
     "all-on-bps8-tdp1024": ("hbf", {"blocks_per_sm": 8, "tdp": 1024}),
     "all-on-nographs": ("hbf", {"graphs": False}),
     "all-on-no-hints": ("hbf", {"cache_hints": False}),

@@ -34,6 +34,12 @@ median of 10 sources), C = 32 gives 3.9-4.3 relax attempts per reached arc and C
     road n=2M         32.7 ms (1.03)    42.5 ms (1.01)    53.4 ms (1.01)
     grid 1414 x 1414  39.8 ms (1.71)    59.8 ms (1.16)    80.3 ms (1.06)
 
+Where the time goes (benchmarks/near_far_probe.py --rounds; H200, R-MAT 3Mv.20Me, one source): 73 rounds in
+2.6 ms; the 10 rounds above 512k arcs take 1.2 ms, and the 63 smaller ones 14-19 us each however little they hold
+(a chain of dependent memory accesses and two launches). A persistent kernel, every round in one cooperative
+launch with a grid barrier between rounds, measured slower (2.76 against 2.55 ms on R-MAT, 3.76 against 3.49 ms
+on random 2Mv.128Me) and was not kept. benchmarks/measured/2026-11-22-h200-near-far/rmat-rounds-profile.txt.
+
 Non-negative weights only: a graph with a negative weight is refused with UnsupportedGraphError (distances below
 T are final only when no arc weighs less than zero); use `workfront` or `lonestar` for those.
 Distances int64, unreached = INT64_MAX; float32 weights are refused for now.
