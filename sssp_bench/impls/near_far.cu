@@ -12,20 +12,20 @@
 // true minimum from above and the jump never skips past a vertex that still needs work: anything below the
 // new T goes near).
 //
-// Who decides the split: the last block of `near_far_advance` to finish (a block-done counter, after every
-// thread's fence), which then sees the final size of the next near queue. It writes NF_SPLIT, and either carries
-// the far state forward into the next slot or writes the new T and epoch there; `near_far_split` only reads
-// these, so no block of it can see a near queue that another block is filling.
+// Who decides the split: the last block of `near_far_advance` to finish (a block-done counter, one fence per
+// block), which then sees the final size of the next near queue. It writes NF_SPLIT, and either carries the far
+// state forward into the next slot or writes the new T and epoch there; `near_far_split` only reads these, so no
+// block of it can see a near queue that another block is filling.
 //
-// Control state lives in three rotating slots of status words, NF_SLOT_WORDS each, from NF_SLOT0; slot
-// r % 3 holds round r's input state: the near queue's packed counter, the far pile's size and minimum, T and
-// the epoch (the number of splits so far; far pile e lives in half e % 2 of the pile array). Round r's advance
-// appends to its own slot's far pile, writes the next near queue into slot (r + 1) % 3 and completes that slot
-// (its last block: the far state carried forward, or the new T and epoch, the split then adding what it keeps),
-// and resets slot (r + 2) % 3 (round r - 1's, read by nobody any more). The round index comes from the host; nothing else does, so the
-// host can launch several rounds before it reads the words back, or replay them as a captured CUDA graph
-// (the kernels' round is words[NF_BASE] + their round argument). Done when a slot's near queue and far pile
-// are both empty; NF_ROUNDS counts the rounds that had work, NF_SPLITS the splits.
+// Control state lives in three rotating slots of status words, NF_SLOT_WORDS each, from NF_SLOT0; slot r % 3 holds
+// round r's input state: the near queue's packed counter, the far pile's size and minimum, T and the epoch (the
+// number of splits so far; far pile e lives in half e % 2 of the pile array). Round r's advance appends to its own
+// slot's far pile, writes the next near queue into slot (r + 1) % 3 and completes that slot (its last block: the
+// far state carried forward, or the new T and epoch, the split then adding what it keeps), and resets slot
+// (r + 2) % 3 (round r - 1's, read by nobody any more). The round index comes from the host; nothing else does, so
+// the host can launch several rounds before it reads the words back, or replay them as a captured CUDA graph (the
+// kernels' round is words[NF_BASE] + their round argument). Done when a slot's near queue and far pile are both
+// empty; NF_ROUNDS counts the rounds that had work, NF_SPLITS the splits.
 #include "advance.cuh"
 
 #define NF_SLOT0 8
@@ -74,13 +74,12 @@ extern "C" __global__ void near_far_init(dist_t* dist, int* stamps, long long n,
     }
 }
 
-extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) near_far_advance(const offset_t* __restrict__ row_offsets,
-                                            const vertex_t* __restrict__ column_ids,
-                                            const weight_t* __restrict__ weights, int unit_weights, dist_t* dist,
-                                            vertex_t* vertices, long long* starts, int* tile_first, int* stamps,
-                                            vertex_t* piles, long long n, long long tiles_per_queue,
-                                            word_t* words, int shift, long long round_offset, long long delta,
-                                            int count_relaxations) {
+extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS)
+near_far_advance(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
+                 const weight_t* __restrict__ weights, int unit_weights, dist_t* dist, vertex_t* vertices,
+                 long long* starts, int* tile_first, int* stamps, vertex_t* piles, long long n,
+                 long long tiles_per_queue, word_t* words, int shift, long long round_offset, long long delta,
+                 int count_relaxations) {
     __shared__ int last_block;
     long long round = (long long)words[NF_BASE] + round_offset;  // nobody writes NF_BASE during a round
     word_t* current = nf_slot(words, round);

@@ -28,12 +28,11 @@ extern "C" __global__ void workfront_init(dist_t* dist, int* stamps, long long n
     }
 }
 
-extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) workfront_round(const offset_t* __restrict__ row_offsets,
-                                           const vertex_t* __restrict__ column_ids,
-                                           const weight_t* __restrict__ weights, int unit_weights, dist_t* dist,
-                                           vertex_t* vertices, long long* starts, int* tile_first, int* stamps,
-                                           long long n, long long tiles_per_queue, word_t* words, int shift,
-                                           long long round_offset, int count_relaxations) {
+extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS)
+workfront_round(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
+                const weight_t* __restrict__ weights, int unit_weights, dist_t* dist, vertex_t* vertices,
+                long long* starts, int* tile_first, int* stamps, long long n, long long tiles_per_queue,
+                word_t* words, int shift, long long round_offset, int count_relaxations) {
     long long round = (long long)words[WF_BASE] + round_offset;  // nobody writes WF_BASE during a round
     word_t in_packed = words[WF_QUEUE0 + round % 3];
     if (blockIdx.x == 0 && threadIdx.x == 0) {
