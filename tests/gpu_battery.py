@@ -2,7 +2,8 @@
 check of solutions against the CPU reference and the certificate.
 
 A GPU test module imports `gpu_device` (an autouse, module-scoped fixture: it skips the module without a usable
-GPU and pins kernel faults on their launch) and uses `solve_each` / `assert_matches_reference`.
+GPU and pins kernel faults on their launch) and uses `solve_each` / `assert_matches_reference` /
+`assert_relax_counters`.
 """
 
 from __future__ import annotations
@@ -80,3 +81,15 @@ def assert_matches_reference(what: str, graph: CSRGraph, results, kind: str = "s
         assert compared.ok, f"{what} on {graph.name} from {source}: {compared.message}"
         proof = certificate(graph, source, solution, kind=kind)
         assert proof.ok, f"{what} on {graph.name} from {source}: {proof.message}"
+
+
+def assert_relax_counters(result) -> dict:
+    """The relax counters of a counted solve add up; returns them for further checks."""
+    counters = result.counters
+    reached = int(np.isfinite(canonical_distances(result)).sum())
+    assert counters["iterations"] >= 1
+    assert counters["relaxations"] >= reached - 1  # every reached vertex but the source improved at least once
+    assert counters["relax_attempts"] >= counters["relaxations"]
+    assert sum(counters["relaxations_per_iteration"]) == counters["relaxations"]
+    assert len(counters["relax_attempts_per_iteration"]) == counters["iterations"]
+    return counters

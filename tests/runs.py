@@ -1,5 +1,5 @@
 """What the tests that go through the runner share: a config from YAML text whose results and dataset cache lie
-under the test's tmp_path, and the rows a run recorded."""
+under the test's tmp_path, the rows a run recorded, and the check that none of them failed."""
 
 from __future__ import annotations
 
@@ -25,3 +25,12 @@ def run_rows(config, run_id: str = "run"):
     """(outcome, rows): the config run to the end, quietly, and the rows it recorded."""
     outcome = start_run(config, run_id=run_id, show_progress=False)
     return outcome, read_rows(outcome.run_dir)
+
+
+def solves_all_ok(rows: list[dict], may_refuse: tuple[str, ...] = ()) -> list[dict]:
+    """The run's ok solve rows, after asserting that every row (prepare and solve) ended ok, except that the
+    variants named in `may_refuse` may be "unsupported" (e.g. Dijkstra or Near-Far on negative weights)."""
+    problems = [(row["graph"], row["variant"], row["phase"], row["status"], row["message"]) for row in rows
+                if row["status"] != "ok" and not (row["variant"] in may_refuse and row["status"] == "unsupported")]
+    assert not problems, problems
+    return [row for row in rows if row["phase"] == "solve" and row["status"] == "ok"]

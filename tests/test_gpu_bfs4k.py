@@ -19,7 +19,7 @@ from sssp_bench.errors import ConfigError, UnsupportedGraphError
 from sssp_bench.generators import generate
 from sssp_bench.impls.bfs4k import SWITCHES
 
-from runs import make_config, run_rows
+from runs import make_config, run_rows, solves_all_ok
 from gpu_battery import (  # noqa: F401
     GENERATED, assert_matches_reference, gpu_device, solve_each, some_sources,
 )
@@ -226,10 +226,7 @@ def test_bfs4k_through_the_runner_with_the_device_certificate(tmp_path):
         verification: {reference_sources: 2}
     """
     outcome, rows = run_rows(make_config(tmp_path, text, name="bfs4k"), run_id="bfs4k")
-    problems = [(row["graph"], row["variant"], row["phase"], row["status"], row["message"]) for row in rows
-                if row["status"] != "ok"]
-    assert not problems, problems
-    solves = [row for row in rows if row["phase"] == "solve"]
+    solves = solves_all_ok(rows)
     gpu_rows = [row for row in solves if row["device"] == "gpu"]
     assert len(gpu_rows) == 2 * 2 * 4
     assert all(row["kind"] == "bfs" for row in solves)

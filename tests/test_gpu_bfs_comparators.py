@@ -18,7 +18,7 @@ from sssp_bench.gpu import runtime
 from sssp_bench.impls.cpu_bfs import CpuBfs
 from sssp_bench.weights import apply_weights
 
-from runs import make_config, run_rows
+from runs import make_config, run_rows, solves_all_ok
 from gpu_battery import (  # noqa: F401
     GENERATED, NEGATIVE, assert_matches_reference, gpu_device, solve_each, some_sources,
 )
@@ -143,10 +143,7 @@ def test_every_comparator_through_the_runner_with_the_device_certificate(tmp_pat
         verification: {reference_sources: 2}
     """
     outcome, rows = run_rows(make_config(tmp_path, text, name="bfs"), run_id="bfs")
-    problems = [(row["graph"], row["variant"], row["phase"], row["status"], row["message"]) for row in rows
-                if row["status"] != "ok"]
-    assert not problems, problems
-    solves = [row for row in rows if row["phase"] == "solve"]
+    solves = solves_all_ok(rows)
     gpu_rows = [row for row in solves if row["device"] == "gpu"]
     assert len(gpu_rows) == 2 * 6 * 4  # 2 graphs, 6 GPU variants, 4 sources
     assert all(row["kind"] == "bfs" for row in solves)

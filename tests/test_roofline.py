@@ -7,7 +7,6 @@ import json
 import math
 import textwrap
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 
