@@ -3,7 +3,8 @@
     python benchmarks/bfs4k_probe.py [--graphs kron,random,rmat,road,grid] [--sources 20] [--configs all-on,...]
 
 Graphs: kron scale 21 (edge factor 16), random n=2M m=128M (--random-m), rmat n=3M m=20M, road n=2M, grid 1414 x 1414
-(road and grid: about 2000 levels of 1000-2000 vertices, the single-block kernel's case). For each
+(road and grid: about 2000 levels of 1000-2000 vertices, the single-block kernel's case), or any catalog name
+(rmat.2Mv.128Me, kron_g500-logn20, ...): a generated entry's spec, a downloaded one's stand-in. For each
 configuration (all techniques on, all off, each technique alone), one prepare, a warm-up solve, then the median
 CUDA-event time of `solve` over the sources (the same sources for every configuration: random vertices with
 out-arcs; 5 of them where the warm-up solve took over 50 ms). MTEPS = arcs out of reached vertices / time. One solve per configuration is checked with the device
@@ -24,15 +25,18 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sssp_bench import impls
+from sssp_bench import catalog, impls
 from sssp_bench.generators import generate
 from sssp_bench.gpu import certificate as device_certificate
 from sssp_bench.gpu import runtime
 from sssp_bench.impls.bfs4k import SWITCHES
 
 FLOOR_NS_PER_ARC = 0.017
-PAPER_SCALED_MS = {"kron": 34.4 / 16.67, "random": 52.0 / 16.67, "rmat": 43.4 / 16.67, "road": 5.5 / 16.67}
-"""Table 2 (GTX 780) / 16.67: kron-g500-lon20, random.2Mv.128Me, rmat.2Mv.128Me, roadNet-CA (nearest graphs)."""
+PAPER_SCALED_MS = {"kron": 34.4 / 16.67, "random": 52.0 / 16.67, "rmat": 43.4 / 16.67, "road": 5.5 / 16.67,
+                   "kron_g500-logn20": 34.4 / 16.67, "random.2Mv.128Me": 52.0 / 16.67,
+                   "rmat.2Mv.128Me": 43.4 / 16.67, "roadNet-CA": 5.5 / 16.67}
+"""Table 2 (GTX 780) / 16.67: kron-g500-lon20, random.2Mv.128Me, rmat.2Mv.128Me, roadNet-CA (the nearest graphs
+for the short names)."""
 
 ALL_OFF = {**{switch: False for switch in SWITCHES}, "dynamic_parallelism": "off"}
 CONFIGS = {
@@ -48,6 +52,8 @@ CONFIGS = {
     "all-on-k1=8": {"k1": 8},
     "all-on-k1=16": {"k1": 16},
     "all-on-k1=32": {"k1": 32},
+    "all-on-k1=32-k4=0": {"k1": 32, "k4": 0.0},
+    "all-on-k1=16-k4=1": {"k1": 16, "k4": 1.0},
     "all-off": ALL_OFF,
     **{f"{switch}": {**ALL_OFF, switch: True} for switch in SWITCHES},
     "dp-cooperative": {**ALL_OFF, "dynamic_parallelism": "cooperative"},
@@ -55,14 +61,19 @@ CONFIGS = {
 }
 
 
-def graph_specs(random_m: int) -> dict[str, str]:
-    return {
+def graph_spec(label: str, random_m: int) -> str:
+    """A short name's generator spec, else the catalog entry's spec or stand-in."""
+    short = {
         "kron": "kron:scale=21,seed=1",
         "random": f"random:n=2000000,m={random_m},seed=1",
         "rmat": "rmat:n=3000000,m=20000000,seed=1",
         "road": "road:n=2000000,seed=1",
         "grid": "grid:rows=1414,cols=1414,seed=1",
     }
+    if label in short:
+        return short[label]
+    entry = catalog.lookup(label)
+    return entry.spec or entry.stand_in
 
 
 def main() -> int:
@@ -73,14 +84,14 @@ def main() -> int:
     parser.add_argument("--random-m", type=int, default=128_000_000)
     args = parser.parse_args()
     cp = runtime.cupy_module()
-    specs = graph_specs(args.random_m)
     print(f"GPU: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, {args.sources} sources, "
           f"median CUDA-event ms per solve")
-    print(f"{'graph':<7} {'n':>8} {'m':>10} {'config':<17} {'ok':>3} {'median ms':>9} {'MTEPS':>7} {'levels':>6} "
+    print(f"{'graph':<16} {'n':>8} {'m':>10} {'config':<17} {'ok':>3} {'median ms':>9} {'MTEPS':>7} {'levels':>6} "
           f"{'floor ms':>8} {'%floor':>6} {'paper/16.67':>11}")
     for label in args.graphs.split(","):
+        spec = graph_spec(label, args.random_m)
         started = time.perf_counter()
-        graph = generate(specs[label])
+        graph = generate(spec)
         generated_s = time.perf_counter() - started
         degrees = np.asarray(graph.out_degrees())
         rng = np.random.default_rng(1)
@@ -88,14 +99,14 @@ def main() -> int:
         sources = [int(s) for s in rng.choice(candidates, size=min(args.sources, len(candidates)), replace=False)]
         floor_ms = graph.m * FLOOR_NS_PER_ARC * 1e-6
         device_degrees = cp.asarray(degrees)
-        print(f"# {label}: {specs[label]} generated in {generated_s:.1f} s", flush=True)
+        print(f"# {label}: {spec} generated in {generated_s:.1f} s", flush=True)
         for name in args.configs.split(","):
             params = CONFIGS[name]
             implementation = impls.get("bfs4k")(**params)
             try:
                 implementation.prepare(graph)
             except Exception as error:  # noqa: BLE001 - a probe reports every failure and goes on
-                print(f"{label:<7} {graph.n:>8} {graph.m:>10} {name:<17} prepare failed: {error}"[:200], flush=True)
+                print(f"{label:<16} {graph.n:>8} {graph.m:>10} {name:<17} prepare failed: {error}"[:200], flush=True)
                 continue
             try:
                 start = runtime.record_event()
@@ -114,12 +125,12 @@ def main() -> int:
                     teps.append(arcs / seconds / 1e6)
                     depths.append(result.counters["iterations"])
                 median_ms = statistics.median(times) * 1e3
-                print(f"{label:<7} {graph.n:>8} {graph.m:>10} {name:<17} {'yes' if proof.ok else 'NO':>3} "
+                print(f"{label:<16} {graph.n:>8} {graph.m:>10} {name:<17} {'yes' if proof.ok else 'NO':>3} "
                       f"{median_ms:>9.3f} {statistics.median(teps):>7.0f} {int(statistics.median(depths)):>6} "
                       f"{floor_ms:>8.3f} {100 * floor_ms / median_ms:>5.0f}% "
                       f"{PAPER_SCALED_MS.get(label, float('nan')):>11.2f}", flush=True)
             except Exception as error:  # noqa: BLE001 - a probe reports every failure and goes on
-                print(f"{label:<7} {graph.n:>8} {graph.m:>10} {name:<17} failed: {type(error).__name__}: {error}"[:300],
+                print(f"{label:<16} {graph.n:>8} {graph.m:>10} {name:<17} failed: {type(error).__name__}: {error}"[:300],
                       flush=True)
             finally:
                 implementation.teardown()

@@ -6,6 +6,7 @@
       - rmat:n=4096,m=32768,seed=1
       - {graph: grid:rows=64,cols=64, label: grid-64, weights: uniform:min=1,max=100,seed=2}
       - {graph: asia.osm, stand_in: auto}  # the catalog's synthetic stand-in when asia.osm is not fetched
+      - {graph: random.2Mv.128Me, params: {bfs4k: {k1: 32}}}  # a variant's parameters on this graph only
     implementations:                  # names; a list of values sweeps a parameter (one variant per combination)
       - cpu-dijkstra
       - {name: cpu-bf-queue, params: {count_relaxations: [false, true]}}
@@ -32,10 +33,15 @@ stand-in runs only when the real graph is not in the dataset cache; results keep
 Variants: `label` names one entry's variant(s) instead of the implementation's name, so one implementation can
 run with several fixed parameter sets side by side (`{name: hbf, label: hbf-all-off, params: {...}}`); a swept
 parameter appends `[key=value]` to the label as it does to the name. `baseline` and `targets` use these names.
+
+Per-graph parameters: a graph entry's `params` maps a variant name to parameters that replace that variant's on
+this graph only (a paper that tuned its knobs per graph, as BFS-4K's Table 2 did). The variant keeps its name;
+its rows record the parameters it ran with. A swept parameter cannot be replaced: the sweep is the point.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -53,7 +59,7 @@ TOP_LEVEL_KEYS = {
     "verification", "baseline", "time_limit", "output", "datasets", "targets",
 }
 TARGET_KEYS = {"source", "paper_bandwidth_gbs", "device_bandwidth_gbs", "mteps"}
-GRAPH_KEYS = {"graph", "label", "weights", "stand_in"}
+GRAPH_KEYS = {"graph", "label", "weights", "stand_in", "params"}
 IMPLEMENTATION_KEYS = {"name", "label", "params", "sources"}
 SOURCES_KEYS = {"count", "seed", "min_reached"}
 VERIFICATION_KEYS = {"reference", "reference_sources"}
@@ -65,6 +71,12 @@ class GraphEntry:
     label: str            # the name results and reports use
     weights: Any          # a weight spec (string or dict), "keep" by default
     stand_in: str | None = None  # generator spec to run when the catalog graph is not fetched; None: it is required
+    params: dict[str, dict[str, Any]] = field(default_factory=dict)  # variant name -> its parameters on this graph
+
+    def variant(self, variant: Variant) -> Variant:
+        """The variant as it runs on this graph: its parameters with this graph's replacements."""
+        replaced = self.params.get(variant.name)
+        return dataclasses.replace(variant, params={**variant.params, **replaced}) if replaced else variant
 
 
 @dataclass(frozen=True)
@@ -188,6 +200,7 @@ def _validate(data: dict[str, Any], locator: _Locator, default_name: str) -> Con
     default_weights = _weights(data.get("weights", "keep"), "weights", locator)
     graphs = _graphs(data["graphs"], default_weights, locator)
     variants = _variants(data["implementations"], locator)
+    _check_graph_params(data["graphs"], graphs, variants, locator)
 
     sources = data.get("sources", {})
     if not isinstance(sources, dict):
@@ -252,7 +265,41 @@ def _raw_graph(entry: GraphEntry) -> dict[str, Any]:
     raw = {"graph": entry.graph, "label": entry.label, "weights": entry.weights}
     if entry.stand_in is not None:  # only then, so that configs without stand-ins keep their hashes
         raw["stand_in"] = entry.stand_in
+    if entry.params:
+        raw["params"] = entry.params
     return raw
+
+
+def _check_graph_params(entries: list[Any], graphs: list[GraphEntry], variants: list[Variant],
+                        locator: _Locator) -> None:
+    """Each graph's `params`: variant names of this config, parameters that variant does not sweep, values its
+    implementation accepts."""
+    by_name = {variant.name: variant for variant in variants}
+    swept = _swept_parameters(variants)
+    for index, (entry, graph) in enumerate(zip(entries, graphs)):
+        key_path = f"graphs[{index}].params"
+        for name, replaced in graph.params.items():
+            if name not in by_name:
+                raise locator.fail(f"{key_path}.{name}", f"not a variant of this config ({', '.join(by_name)})")
+            if not isinstance(replaced, dict) or not replaced:
+                raise locator.fail(f"{key_path}.{name}", "expected a mapping of parameter names to values")
+            for key, value in replaced.items():
+                if isinstance(value, list):
+                    raise locator.fail(f"{key_path}.{name}.{key}", "expected one value; sweeps belong in implementations")
+                if key in swept[name]:
+                    raise locator.fail(f"{key_path}.{name}.{key}", f"{name} sweeps {key!r}; a graph cannot replace it")
+            implementation = impls.get(by_name[name].implementation)
+            implementation.validate_parameters(graph.variant(by_name[name]).params,
+                                               f"{locator.where(key_path + '.' + name)}: {key_path}.{name}")
+
+
+def _swept_parameters(variants: list[Variant]) -> dict[str, set[str]]:
+    """Per variant, the parameters its name's [key=value] suffix sweeps."""
+    swept = {}
+    for variant in variants:
+        suffix = variant.name.partition("[")[2].rstrip("]")
+        swept[variant.name] = {pair.partition("=")[0] for pair in suffix.split(",") if pair}
+    return swept
 
 
 def _targets(targets: Any, graphs: list[GraphEntry], variants: list[Variant], locator: _Locator) -> dict | None:
@@ -341,7 +388,10 @@ def _graphs(entries: Any, default_weights: Any, locator: _Locator) -> list[Graph
         label = _typed(entry, "label", str, locator, graph, key_path)
         weights = _weights(entry.get("weights", default_weights), f"{key_path}.weights", locator)
         stand_in = _stand_in(entry.get("stand_in"), graph, f"{key_path}.stand_in", locator)
-        graphs.append(GraphEntry(graph, label, weights, stand_in))
+        params = entry.get("params", {}) or {}
+        if not isinstance(params, dict):
+            raise locator.fail(f"{key_path}.params", "expected a mapping of variant name to {parameter: value}")
+        graphs.append(GraphEntry(graph, label, weights, stand_in, params))
     labels = [graph.label for graph in graphs]
     duplicates = sorted({label for label in labels if labels.count(label) > 1})
     if duplicates:

@@ -687,6 +687,7 @@ def render_markdown(runs: Sequence[tuple[dict[str, Any], pd.DataFrame]], summary
         if summary["stand_in_for"].astype(bool).any():
             lines += [(f"{STAND_IN_MARK} A synthetic stand-in ran under this label: these are not the real graph's "
                        "numbers (see Graphs)."), ""]
+        lines += _graph_params_lines(manifests)
         notes = [
             row for row in summary.itertuples(index=False)
             if row.speedup_note and row.speedup_note not in ("no verified solve", "no baseline configured")
@@ -716,6 +717,24 @@ def render_markdown(runs: Sequence[tuple[dict[str, Any], pd.DataFrame]], summary
     lines += [f"- **{name}**: {definition}." for name, definition in METRIC_DEFINITIONS]
     lines.append("")
     return "\n".join(lines)
+
+
+def _graph_params_lines(manifests: list[dict[str, Any]]) -> list[str]:
+    """The parameters a config replaced on some graphs only (graphs[].params): those rows ran with them."""
+    replaced = [(str(graph.get("label")), name, params)
+                for manifest in manifests for graph in ((manifest.get("config") or {}).get("graphs") or [])
+                for name, params in (graph.get("params") or {}).items()]
+    if not replaced:
+        return []
+    lines = ["Per-graph parameters (the config's `graphs[].params`): on these graphs these variants ran with:", ""]
+    for label, name, params in replaced:
+        settings = ", ".join(f"{key}={_format_param(value)}" for key, value in params.items())
+        lines.append(f"- {_md(label)} / {_md(name)}: {_md(settings)}")
+    return lines + [""]
+
+
+def _format_param(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _stand_in_lines(graphs: dict[str, dict[str, Any]]) -> list[str]:

@@ -287,7 +287,8 @@ class Runner:
         except (UserError, OSError, MemoryError) as error:
             status, message = classify(error) if not isinstance(error, UserError) else ("error", str(error))
             for variant in config.variants:
-                self._write_prepare(writer, entry.label, variant, None, status, f"graph not loaded: {message}")
+                self._write_prepare(writer, entry.label, entry.variant(variant), None, status,
+                                    f"graph not loaded: {message}")
             progress.advance(self._solves_per_graph(config.source_count))
             self.log(f"{entry.label}: graph not loaded: {message}")
             return
@@ -311,7 +312,7 @@ class Runner:
         self.out_degrees = graph.out_degrees()  # for the reached-arc count of every solve on this graph
         try:
             for variant in config.variants:
-                self._run_variant(loaded, sources, variant, references, writer, progress)
+                self._run_variant(loaded, sources, entry.variant(variant), references, writer, progress)
         finally:
             device_certificate.release()
             gpu_runtime.release_device_graphs()  # the next graph gets the device memory (a no-op without CuPy)

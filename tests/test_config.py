@@ -158,3 +158,35 @@ def test_a_labelled_sweep_names_its_variants_after_the_label():
 def test_refused_labels(implementations, message):
     with pytest.raises(ConfigError, match=message):
         parse_config(f'graphs: ["grid:rows=4"]\nimplementations: {implementations}\n', "x.yaml")
+
+
+def test_a_graph_can_replace_a_variants_parameters_on_that_graph_only():
+    config = config_from("""
+        graphs:
+          - "grid:rows=4,cols=4"
+          - {graph: "chain:n=8", params: {cpu-bf-queue: {count_relaxations: true}}}
+        implementations: [cpu-dijkstra, cpu-bf-queue]
+    """)
+    variant = config.variants[1]
+    assert config.graphs[0].variant(variant).params == {}
+    assert config.graphs[1].variant(variant) == variant.__class__(
+        "cpu-bf-queue", "cpu-bf-queue", {"count_relaxations": True}, None)
+    assert config.raw["graphs"][1]["params"] == {"cpu-bf-queue": {"count_relaxations": True}}
+    assert "params" not in config.raw["graphs"][0]  # configs without them keep their hashes
+
+
+@pytest.mark.parametrize("params, message", [
+    ("{cpu-bf: {count_relaxations: true}}", r"x.yaml:1: graphs\[0\].params.cpu-bf: not a variant of this config"),
+    ('{"sweep[count_relaxations=true]": {count_relaxations: false}}',
+     r"graphs\[0\].params.sweep\[count_relaxations=true\].count_relaxations: sweep\[count_relaxations=true\] "
+     r"sweeps 'count_relaxations'; a graph cannot replace it"),
+    ("{cpu-dijkstra: {colour: red}}", r"graphs\[0\].params.cpu-dijkstra.*colour"),
+    ("{cpu-dijkstra: {count_relaxations: [true, false]}}", r"expected one value; sweeps belong in implementations"),
+    ("{cpu-dijkstra: 3}", r"graphs\[0\].params.cpu-dijkstra: expected a mapping of parameter names to values"),
+    ("[k1]", r"graphs\[0\].params: expected a mapping of variant name to \{parameter: value\}"),
+])
+def test_refused_graph_params(params, message):
+    text = (f'graphs: [{{graph: "grid:rows=4", params: {params}}}]\n'
+            "implementations: [cpu-dijkstra, {name: cpu-bf-queue, label: sweep, params: {count_relaxations: [true]}}]\n")
+    with pytest.raises(ConfigError, match=message):
+        parse_config(text, "x.yaml")

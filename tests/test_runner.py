@@ -221,3 +221,19 @@ def test_an_implementation_can_take_only_the_first_sources(tmp_path):
         if row["phase"] == "solve":
             solved.setdefault(row["variant"], []).append(row["source"])
     assert len(solved["cpu-dijkstra"]) == 5 and solved["cpu-bf"] == solved["cpu-dijkstra"][:2]
+
+
+def test_a_graphs_own_parameters_are_what_its_rows_record_and_the_report_names(tmp_path):
+    config = make_config(tmp_path, """
+        graphs:
+          - {graph: "grid:rows=6,cols=6,seed=1", label: grid}
+          - {graph: "chain:n=16", label: chain, params: {cpu-bf-queue: {count_relaxations: true}}}
+        implementations: [cpu-dijkstra, cpu-bf-queue]
+        sources: {count: 2}
+    """)
+    outcome = start_run(config, run_id="tuned", show_progress=False)
+    solves = [row for row in read_rows(outcome.run_dir) if row["phase"] == "solve" and row["variant"] == "cpu-bf-queue"]
+    assert {row["graph"]: row["params"] for row in solves} == {"grid": {}, "chain": {"count_relaxations": True}}
+    assert all(("relax_attempts" in row["counters"]) == (row["graph"] == "chain") for row in solves)
+    write_report([outcome.run_dir])
+    assert "- chain / cpu-bf-queue: count_relaxations=true" in (outcome.run_dir / "report.md").read_text()

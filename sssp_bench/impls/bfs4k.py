@@ -22,7 +22,8 @@ Switches (bool, default True) and knobs (the paper's defaults and names):
   k1 stays at the paper's 4, though on an H200 (median of 20 sources, ms) k1 = 16 is faster on the large
   low-diameter graphs: kron-21 2.35 -> 1.79, rmat 3M/20M 1.08 -> 0.94, random 2M/128M 2.00 -> 1.67 (k1 = 32:
   1.71, 1.05, 1.60), and slower on road networks, whose single-block levels then walk 16 vertices per virtual
-  warp one after the other: road 2M 19.3 -> 22.2. Set it per graph (a config's params).
+  warp one after the other: road 2M 19.3 -> 22.2. Set it per graph (a config's `graphs[].params`, as
+  configs/bfs4k-table2.yaml does).
 - `dynamic_parallelism`, `k2` = 0.15 (percent of V), `k3` = 16 (5.3): a frontier vertex whose out-degree is at least
   that of the k2%-th highest-degree vertex (and at least k3 x block, one full child block) is given away by the
   thread that read it. "child": a child grid of ceil(degree / (k3 x block)) blocks of the parent's block size
