@@ -2,6 +2,8 @@
 
     python benchmarks/bfs4k_probe.py [--graphs kron,random,rmat,road,grid] [--sources 20] [--configs all-on,...]
 
+A configuration is a name of CONFIGS or knobs written out, "k1=32;k4=0;k2=0.3".
+
 Graphs: kron scale 21 (edge factor 16), random n=2M m=128M (--random-m), rmat n=3M m=20M, road n=2M, grid 1414 x 1414
 (road and grid: about 2000 levels of 1000-2000 vertices, the single-block kernel's case), or any catalog name
 (rmat.2Mv.128Me, kron_g500-logn20, ...): a generated entry's spec, a downloaded one's stand-in. For each
@@ -53,12 +55,27 @@ CONFIGS = {
     "all-on-k1=16": {"k1": 16},
     "all-on-k1=32": {"k1": 32},
     "all-on-k1=32-k4=0": {"k1": 32, "k4": 0.0},
+    "all-on-no-claim": {"heavy_claim": False},
+    "all-on-k1=32-k4=0-no-claim": {"k1": 32, "k4": 0.0, "heavy_claim": False},
     "all-on-k1=16-k4=1": {"k1": 16, "k4": 1.0},
     "all-off": ALL_OFF,
     **{f"{switch}": {**ALL_OFF, switch: True} for switch in SWITCHES},
     "dp-cooperative": {**ALL_OFF, "dynamic_parallelism": "cooperative"},
     "dp-child": {**ALL_OFF, "dynamic_parallelism": "child"},
 }
+
+
+def config_params(name: str) -> dict:
+    """A named configuration, else knobs written out: "k1=32;k4=0;k2=0.3" (bfs4k's parameter types)."""
+    if name in CONFIGS:
+        return CONFIGS[name]
+    parameters = impls.get("bfs4k").parameters
+    params = {}
+    for item in name.split(";"):
+        key, _, text = item.partition("=")
+        kind = parameters[key].type
+        params[key] = text.lower() in ("1", "true", "on") if kind is bool else kind(text) if kind is not str else text
+    return params
 
 
 def graph_spec(label: str, random_m: int) -> str:
@@ -86,7 +103,7 @@ def main() -> int:
     cp = runtime.cupy_module()
     print(f"GPU: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, {args.sources} sources, "
           f"median CUDA-event ms per solve")
-    print(f"{'graph':<16} {'n':>8} {'m':>10} {'config':<17} {'ok':>3} {'median ms':>9} {'MTEPS':>7} {'levels':>6} "
+    print(f"{'graph':<16} {'n':>8} {'m':>10} {'config':<26} {'ok':>3} {'median ms':>9} {'MTEPS':>7} {'levels':>6} "
           f"{'floor ms':>8} {'%floor':>6} {'paper/16.67':>11}")
     for label in args.graphs.split(","):
         spec = graph_spec(label, args.random_m)
@@ -101,12 +118,12 @@ def main() -> int:
         device_degrees = cp.asarray(degrees)
         print(f"# {label}: {spec} generated in {generated_s:.1f} s", flush=True)
         for name in args.configs.split(","):
-            params = CONFIGS[name]
+            params = config_params(name)
             implementation = impls.get("bfs4k")(**params)
             try:
                 implementation.prepare(graph)
             except Exception as error:  # noqa: BLE001 - a probe reports every failure and goes on
-                print(f"{label:<16} {graph.n:>8} {graph.m:>10} {name:<17} prepare failed: {error}"[:200], flush=True)
+                print(f"{label:<16} {graph.n:>8} {graph.m:>10} {name:<26} prepare failed: {error}"[:200], flush=True)
                 continue
             try:
                 start = runtime.record_event()
@@ -125,12 +142,12 @@ def main() -> int:
                     teps.append(arcs / seconds / 1e6)
                     depths.append(result.counters["iterations"])
                 median_ms = statistics.median(times) * 1e3
-                print(f"{label:<16} {graph.n:>8} {graph.m:>10} {name:<17} {'yes' if proof.ok else 'NO':>3} "
+                print(f"{label:<16} {graph.n:>8} {graph.m:>10} {name:<26} {'yes' if proof.ok else 'NO':>3} "
                       f"{median_ms:>9.3f} {statistics.median(teps):>7.0f} {int(statistics.median(depths)):>6} "
                       f"{floor_ms:>8.3f} {100 * floor_ms / median_ms:>5.0f}% "
                       f"{PAPER_SCALED_MS.get(label, float('nan')):>11.2f}", flush=True)
             except Exception as error:  # noqa: BLE001 - a probe reports every failure and goes on
-                print(f"{label:<16} {graph.n:>8} {graph.m:>10} {name:<17} failed: {type(error).__name__}: {error}"[:300],
+                print(f"{label:<16} {graph.n:>8} {graph.m:>10} {name:<26} failed: {type(error).__name__}: {error}"[:300],
                       flush=True)
             finally:
                 implementation.teardown()

@@ -152,6 +152,29 @@ def test_heavy_vertices_with_dynamic_parallelism(spec, k3, mode):
         assert sum(counters["child_grids"] for _, _, counters in results) > 0
 
 
+def hub_reached_by_many_blocks(fan: int = 20000, hub_degree: int = 30000) -> CSRGraph:
+    """Vertex 0 -> 1..fan (one level of many blocks), each of them -> the hub (fan + 1), the hub -> hub_degree
+    leaves: every block that meets the hub may put it in F'."""
+    hub = fan + 1
+    tails = [0] * fan + list(range(1, fan + 1)) + [hub] * hub_degree
+    heads = list(range(1, fan + 1)) + [hub] * fan + list(range(hub + 1, hub + 1 + hub_degree))
+    return from_arcs(hub + 1 + hub_degree, tails, heads, np.ones(len(tails), np.int32), name="hub-of-a-fan")
+
+
+@pytest.mark.parametrize("mode", ["cooperative", "child"])
+def test_a_heavy_vertex_is_given_away_once_however_many_copies_the_frontier_holds(mode):
+    graph = hub_reached_by_many_blocks()
+    knobs = {"dynamic_parallelism": mode, "k2": 0.001, "k1": 32, "k4": 0.0, "single_block": False}  # heavy: the hub
+    try:
+        (_, _, claimed), = check_against_reference_counted(graph, [0], **knobs)
+    except UnsupportedGraphError as error:  # child grids need CDP through CuPy
+        pytest.skip(str(error))
+    (_, _, copied), = check_against_reference_counted(graph, [0], heavy_claim=False, **knobs)
+    assert copied["frontier_sizes"][2] > 1  # the hub sits in F more than once ...
+    given = "child_grids" if mode == "child" else "heavy_list_entries"
+    assert copied[given] > 1 and claimed[given] == 1  # ... and is expanded once
+
+
 @pytest.mark.parametrize("k6", [1, 2, 32])
 @pytest.mark.parametrize("spec", ["kron:scale=12,edgefactor=16,seed=41", "rmat:n=4096,m=65536,seed=42",
                                   "star:n=3000,seed=43"])

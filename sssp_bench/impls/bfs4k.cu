@@ -82,6 +82,9 @@ __device__ bool give_away_heavy(const Context& ctx, vertex_t u, long long begin,
         ctx.scratch->hand_over = 1;
         return true;
     }
+    // A hub reached by many blocks in one level sits in F once per block (the hash tables are per block); only the
+    // first copy to stamp it is expanded, the others are dropped (they would walk all its arcs again).
+    if (ctx.heavy_claims && atomicExch(&ctx.heavy_claims[u], ctx.solve_stamp) == ctx.solve_stamp) return true;
 #ifdef BFS4K_CDP
     if ((ctx.flags & F_DP_CHILD) && launch_child(ctx, begin, end)) return true;
 #endif
@@ -102,8 +105,8 @@ __device__ bool give_away_heavy(const Context& ctx, vertex_t u, long long begin,
 #define BFS4K_ARGS                                                                                              \
     const offset_t *__restrict__ row_offsets, const vertex_t *__restrict__ column_ids, level_t *levels,         \
         int *frontiers, long long capacity, word_t *words, long long *level_log, int *heavy_vertices,           \
-        long long *heavy_first_tile, long long heavy_capacity, long long heavy_degree, int flags, int k1,       \
-        float k4, int k3, int k7, long long threshold, int hash_entries, int child_hash_entries
+        long long *heavy_first_tile, int *heavy_claims, long long heavy_capacity, long long heavy_degree,        \
+        int flags, int k1, float k4, int k3, int k7, long long threshold, int hash_entries, int child_hash_entries
 
 __device__ void fill_context(Context& ctx, BFS4K_ARGS, level_t level, BlockScratch* scratch,
                              unsigned long long* table, int table_entries) {
@@ -131,6 +134,10 @@ __device__ void fill_context(Context& ctx, BFS4K_ARGS, level_t level, BlockScrat
     ctx.heavy_first_tile = heavy_first_tile;
     ctx.heavy_capacity = heavy_capacity;
     ctx.heavy_degree = (flags & (F_DP_CHILD | F_DP_COOPERATIVE)) ? heavy_degree : 0x7fffffffffffffffLL;
+    if (flags & F_HEAVY_CLAIM) {  // heavy_claims[capacity] (capacity = n) holds this solve's stamp
+        ctx.heavy_claims = heavy_claims;
+        ctx.solve_stamp = heavy_claims[capacity];
+    }
     ctx.block_size = blockDim.x;
     ctx.child_hash_entries = child_hash_entries;
 }
@@ -186,6 +193,7 @@ __device__ void finish_level(word_t* words_, long long* level_log, long long cap
     if (flags & F_COUNT) {
         level_log[2 * level] = (long long)words[B4_SIZE0 + (level & 1)];
         level_log[2 * level + 1] = (long long)words[B4_ARCS];
+        words[B4_HEAVY_TOTAL] = words[B4_HEAVY_TOTAL] + (words[B4_HEAVY] >> HEAVY_SHIFT);
     }
     words[B4_SIZE0 + (level & 1)] = 0ULL;
     words[B4_LEVEL] = (word_t)(level + 1);
@@ -243,8 +251,8 @@ extern "C" __global__ void __launch_bounds__(1024, 1) bfs4k_single(BFS4K_ARGS) {
     for (long long i = threadIdx.x; i < size; i += blockDim.x) current[i] = global_current[i];
     Context ctx;
     fill_context(ctx, row_offsets, column_ids, levels, frontiers, capacity, words, level_log, heavy_vertices,
-                 heavy_first_tile, heavy_capacity, heavy_degree, flags, k1, k4, k3, k7, threshold, hash_entries,
-                 child_hash_entries, level, &scratch, table, hash_entries);
+                 heavy_first_tile, heavy_claims, heavy_capacity, heavy_degree, flags, k1, k4, k3, k7, threshold,
+                 hash_entries, child_hash_entries, level, &scratch, table, hash_entries);
     ctx.single = true;
     ctx.arc_budget = (unsigned)(SINGLE_ARCS_PER_VERTEX * threshold);
     ctx.shared_capacity = threshold;
@@ -347,8 +355,8 @@ extern "C" __global__ void bfs4k_multi(BFS4K_ARGS) {
     if (child_grids && blockIdx.x == 0 && threadIdx.x == 0) words[B4_EXPANDED] = 1ULL;
     Context ctx;
     fill_context(ctx, row_offsets, column_ids, levels, frontiers, capacity, words, level_log, heavy_vertices,
-                 heavy_first_tile, heavy_capacity, heavy_degree, flags, k1, k4, k3, k7, threshold, hash_entries,
-                 child_hash_entries, level, &scratch, bfs4k_dynamic_shared, hash_entries);
+                 heavy_first_tile, heavy_claims, heavy_capacity, heavy_degree, flags, k1, k4, k3, k7, threshold,
+                 hash_entries, child_hash_entries, level, &scratch, bfs4k_dynamic_shared, hash_entries);
     long long threads = (long long)gridDim.x * blockDim.x;
     if (blockIdx.x < busy_blocks(level_width(ctx, size, threads), size, blockDim.x, gridDim.x)) {
         clear_table(ctx, hash_entries);
@@ -381,8 +389,8 @@ extern "C" __global__ void bfs4k_heavy(BFS4K_ARGS) {
     level_t level = (level_t)words[B4_LEVEL];
     Context ctx;
     fill_context(ctx, row_offsets, column_ids, levels, frontiers, capacity, words, level_log, heavy_vertices,
-                 heavy_first_tile, heavy_capacity, heavy_degree, flags, k1, k4, k3, k7, threshold, hash_entries,
-                 child_hash_entries, level, &scratch, bfs4k_dynamic_shared, hash_entries);
+                 heavy_first_tile, heavy_claims, heavy_capacity, heavy_degree, flags, k1, k4, k3, k7, threshold,
+                 hash_entries, child_hash_entries, level, &scratch, bfs4k_dynamic_shared, hash_entries);
     // Blocks without a tile return at once: one that starts after the bookkeeping finds the heavy list empty.
     long long busy = tiles < (long long)gridDim.x ? tiles : (long long)gridDim.x;
     if (blockIdx.x >= busy) return;
@@ -425,11 +433,14 @@ extern "C" __global__ void bfs4k_next_level(word_t* words, long long* level_log,
     finish_level(words, level_log, capacity, flags);
 }
 
-// The search starts from F = {source} at level 0.
-extern "C" __global__ void bfs4k_start(int* frontiers, word_t* words, long long source) {
+// The search starts from F = {source} at level 0, with a new stamp for the heavy claims (heavy_claims[stamp_index];
+// no slot without them: stamp_index < 0).
+extern "C" __global__ void bfs4k_start(int* frontiers, word_t* words, long long source, int* heavy_claims,
+                                       long long stamp_index) {
     if (threadIdx.x == 0 && blockIdx.x == 0) {
         frontiers[0] = (int)source;
         words[B4_SIZE0] = 1ULL;
+        if (stamp_index >= 0) heavy_claims[stamp_index] += 1;
     }
 }
 

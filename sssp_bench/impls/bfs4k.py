@@ -33,6 +33,12 @@ Switches (bool, default True) and knobs (the paper's defaults and names):
   (the level bookkeeping) sees everything. At most 1024 children per level; more go the cooperative way.
   "cooperative": the vertex goes to a heavy list (one packed atomicAdd reserves its entry and its tiles) and a
   follow-up kernel expands the list, one block per tile of k3 x block arcs. "off": virtual warps take them.
+- `heavy_claim` (not in the paper; default True, with dynamic_parallelism): a heavy vertex is given away once per
+  level. A hub reached in one level by many blocks sits in F once per block (the hash tables are per block), and
+  every copy walked all its arcs again: on the kron_g500-logn20 stand-in (scale 20, edge factor 48) a level of
+  84,954 entries (61,091 distinct) held 431M out-arcs instead of 71M, and 3 of 10 sources took 4x as long
+  (H200, k1 32, k4 0: 9.5-10 ms against 2.0-2.5). The first copy stamps the vertex (atomicExch of the solve's
+  stamp in a per-vertex int array) and takes it; later copies are dropped.
 - `edge_discover`, `k4` = 2.0 (5.4): when |F| < resident threads / k4 (k4 = 0: never, as Section 7 uses it),
   threads are given arcs instead of vertices:
   a warp takes 32 frontier vertices, scans their degrees with shuffles and finds each lane's vertex by a
@@ -73,7 +79,7 @@ Switches (bool, default True) and knobs (the paper's defaults and names):
 - `graphs` (not in the paper): launch batches of steps as CUDA graphs captured in prepare (a few us per step
   instead of a Python launch per kernel); not with dynamic_parallelism "child" (plain launches there).
 - `count_frontiers`: counters `frontier_sizes` (F entries per level, duplicates included) and `arcs_per_level`
-  (their out-arcs), `child_grids`.
+  (their out-arcs), `child_grids`, `heavy_list_entries` (vertices given to the cooperative heavy kernel).
 
 The host drives steps (single-block kernel, multi-block kernel, heavy kernel if any vertex is heavy; with child
 grids also a level bookkeeping kernel) in batches of 2, 4, ... 64, reading the status words back once per batch:
@@ -101,13 +107,13 @@ from .gpu_bfs_common import COUNT_FRONTIERS, GpuBfsBase
 # status words (bfs4k_expand.cuh)
 B4_LEVEL, B4_SIZE0 = 8, 9  # frontier buffer b's size is word B4_SIZE0 + b
 B4_HANDOFF, B4_EXPANDED, B4_HEAVY, B4_STALLED, B4_ARCS, B4_CHILDREN, B4_LEVELS_DONE, B4_CHILDREN_TOTAL = range(11, 19)
-B4_BLOCKS_DONE, B4_SINGLE_RUNS, B4_SINGLE_LEVELS = range(19, 22)
+B4_BLOCKS_DONE, B4_SINGLE_RUNS, B4_SINGLE_LEVELS, B4_HEAVY_TOTAL = range(19, 23)
 
 FLAG_BITS = {
     "warp_scan": 1, "binary_scan": 2, "virtual_warps": 4, "edge_discover": 8, "single_block": 16,
     "coalesced_writes": 32, "hash_dedup": 64,
 }
-F_DP_CHILD, F_DP_COOPERATIVE, F_COUNT, F_NARROW = 128, 256, 512, 1024
+F_DP_CHILD, F_DP_COOPERATIVE, F_COUNT, F_NARROW, F_HEAVY_CLAIM = 128, 256, 512, 1024, 2048
 NARROW_LIMIT = 2**31
 """F_NARROW (32-bit shuffles of arc indices and degree sums) when m and 32 x the largest out-degree are below it."""
 SWITCHES = tuple(FLAG_BITS)
@@ -166,13 +172,15 @@ class Bfs4k(GpuBfsBase):
         "dynamic_parallelism": Parameter(
             str, "cooperative", "heavy vertices: 'child' grids (CUDA dynamic parallelism), 'cooperative' blocks in a "
             "follow-up kernel, or 'off' (5.3)", choices=("off", "child", "cooperative")),
+        "heavy_claim": Parameter(bool, True, "a heavy vertex is given away once per level, its other copies in F "
+                                 "dropped (not in the paper; with dynamic_parallelism)"),
         "local_queue": Parameter(int, 8, "local queue entries per thread: arcs a thread examines between two "
                                  "writes of the queues (BFS4K_Q)", choices=(4, 8, 16)),
         "graphs": Parameter(bool, True, "replay batches of steps as CUDA graphs (not with child grids)"),
         "count_frontiers": COUNT_FRONTIERS,
     }
     cu_file = "bfs4k.cu"
-    per_vertex_bytes = 12  # levels 4, two frontier buffers 4 + 4 (the heavy list and the level log are small)
+    per_vertex_bytes = 16  # levels, two frontier buffers, heavy claims: 4 each (heavy list, level log: small)
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -249,6 +257,9 @@ class Bfs4k(GpuBfsBase):
         flags |= {"child": F_DP_CHILD, "cooperative": F_DP_COOPERATIVE, "off": 0}[self.dp]
         if self.counting():
             flags |= F_COUNT
+        claims = self.dp != "off" and heavy_count > 0 and p["heavy_claim"]
+        if claims:
+            flags |= F_HEAVY_CLAIM
         if graph.m < NARROW_LIMIT and 32 * (int(degrees.max()) if n else 0) < NARROW_LIMIT:
             flags |= F_NARROW
         self.flags = flags
@@ -256,14 +267,17 @@ class Bfs4k(GpuBfsBase):
         self.frontiers = cp.empty(2 * n, dtype=np.int32)
         self.heavy_vertices = cp.empty(self.heavy_capacity, dtype=np.int32)
         self.heavy_first_tile = cp.empty(self.heavy_capacity, dtype=np.int64)
+        # per vertex the stamp of the solve that last gave it away; the stamp itself in the last slot (bfs4k_start)
+        self.heavy_claims = cp.zeros(n + 1 if claims else 1, dtype=np.int32)
+        self.stamp_index = np.int64(n if claims else -1)
         self.level_log = cp.zeros(2 * (n + 2) if self.counting() else 2, dtype=np.int64)
         dgraph = self.dgraph
         self.step_args = (
             dgraph.row_offsets, dgraph.column_ids, self.levels, self.frontiers, np.int64(self.capacity), self.words,
-            self.level_log, self.heavy_vertices, self.heavy_first_tile, np.int64(self.heavy_capacity),
-            np.int64(self.heavy_degree), np.int32(flags), np.int32(p["k1"]), np.float32(p["k4"]),
-            np.int32(p["k3"]), np.int32(p["k7"]), np.int64(max(self.threshold, 0)), np.int32(self.hash_entries),
-            np.int32(self.hash_entries),
+            self.level_log, self.heavy_vertices, self.heavy_first_tile, self.heavy_claims,
+            np.int64(self.heavy_capacity), np.int64(self.heavy_degree), np.int32(flags), np.int32(p["k1"]),
+            np.float32(p["k4"]), np.int32(p["k3"]), np.int32(p["k7"]), np.int64(max(self.threshold, 0)),
+            np.int32(self.hash_entries), np.int32(self.hash_entries),
         )
         self.single_args = self.step_args[:-2] + (np.int32(self.single_entries), np.int32(self.hash_entries))
         self.graphs: dict[int, Any] = {}
@@ -332,9 +346,10 @@ class Bfs4k(GpuBfsBase):
         counting = self.counting()
         if self.host_degrees[source] == 0:  # nothing to expand: only the source is reached
             extra = {"frontier_sizes": [1], "arcs_per_level": [0], "child_grids": 0, "single_block_launches": 0,
-                     "single_block_levels": 0} if counting else {}
+                     "single_block_levels": 0, "heavy_list_entries": 0} if counting else {}
             return self.result(0, **extra)
-        runtime.launch(self._start, 1, 32, (self.frontiers, self.words, np.int64(source)))
+        runtime.launch(self._start, 1, 32, (self.frontiers, self.words, np.int64(source), self.heavy_claims,
+                                            self.stamp_index))
         batch, steps, n = 0, 0, self.graph.n
         while True:
             self.launch_steps(BATCH_SIZES[batch])
@@ -357,7 +372,8 @@ class Bfs4k(GpuBfsBase):
                            arcs_per_level=[int(x) for x in log[:, 1]],
                            child_grids=int(words[B4_CHILDREN_TOTAL] + words[B4_CHILDREN]),
                            single_block_launches=int(words[B4_SINGLE_RUNS]),
-                           single_block_levels=int(words[B4_SINGLE_LEVELS]))
+                           single_block_levels=int(words[B4_SINGLE_LEVELS]),
+                           heavy_list_entries=int(words[B4_HEAVY_TOTAL]))
 
     def rebuild_frontier(self) -> None:
         """F' overflowed with duplicates: make it again from the levels (exact, no duplicates)."""
@@ -367,6 +383,6 @@ class Bfs4k(GpuBfsBase):
                        (self.levels, np.int64(n), self.frontiers, np.int64(self.capacity), self.words))
 
     def teardown_device(self) -> None:
-        self.frontiers = self.heavy_vertices = self.heavy_first_tile = self.level_log = None
+        self.frontiers = self.heavy_vertices = self.heavy_first_tile = self.heavy_claims = self.level_log = None
         self.graphs = {}
         self.step_args = self.single_args = ()

@@ -19,7 +19,8 @@
 #define B4_BLOCKS_DONE 19     // blocks of the multi-block (or heavy) grid that finished this level
 #define B4_SINGLE_RUNS 20     // single-block launches that expanded at least one level (or handed one over)
 #define B4_SINGLE_LEVELS 21   // levels the single-block kernel expanded
-#define B4_WORDS_USED 22
+#define B4_HEAVY_TOTAL 22     // heavy-list entries of all levels (counting)
+#define B4_WORDS_USED 23
 
 #define HEAVY_SHIFT 40
 #define HEAVY_TILE_MASK ((1ULL << HEAVY_SHIFT) - 1ULL)
@@ -36,6 +37,7 @@
 #define F_DP_COOPERATIVE 256
 #define F_COUNT 512
 #define F_NARROW 1024         // arc indices and 32 x the largest degree fit in int: 32-bit shuffles and scans
+#define F_HEAVY_CLAIM 2048    // a heavy vertex is given away once per level (heavy_claims)
 
 #ifndef BFS4K_Q
 #define BFS4K_Q 8             // local queue entries per thread = arcs a thread examines between two flushes
@@ -82,6 +84,8 @@ struct Context {
     long long* heavy_first_tile = nullptr;
     long long heavy_capacity = 0;
     long long heavy_degree = NO_HEAVY;      // out-degree from which a vertex is given away (Section 5.3)
+    int* heavy_claims = nullptr;            // per vertex: the stamp of the solve that last gave it away (or none)
+    int solve_stamp = 0;
     int block_size = 0;
     int child_hash_entries = 0;
     unsigned long long arcs = 0ULL;         // this thread's share of the level's arcs (counting)
