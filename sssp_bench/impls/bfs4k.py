@@ -60,7 +60,10 @@ Switches (bool, default True) and knobs (the paper's defaults and names):
   vertex skip the expansion, and the last block to finish moves to the next level (no bookkeeping kernel). k5 = 0
   or the switch off: multi-block only. With k5 = 1 a road network's frontiers (1000-2000 vertices) cross the
   threshold back and forth and most of its levels run multi-block, one launch each; k5 = 2 keeps them in the
-  single block (the paper calibrates FThreshold per graph).
+  single block (the paper calibrates FThreshold per graph). On an H200 neither is faster: the roadNet-CA,
+  hugebubbles-00020 and europe.osm stand-ins cost about 10 us a level at k5 = 1 and 2 (the BFS-4K paper's
+  5.5 ms on the real roadNet-CA, diameter 849, is 6-11 us a level on a GTX 780), and k5 = 4 or 5 is slower on the
+  larger two.
 - `k6` = 128 (5.5): the multi-block kernel's block size (rounded up to a multiple of 32, at most 1024) and its hash
   table, nearest_pow2((shared memory per SM - variables) x k6 / max threads per SM) bytes, at least 64, at most
   the 48 KB of a block: the SM's shared memory shared by the blocks of k6 threads that fill it. A tiny k6 (1, 2)
