@@ -1,4 +1,4 @@
-"""Where a run ran: host, CPU, memory, GPU, package versions and the git commit of the code.
+"""Where a run ran: host, CPU, memory, GPU, package versions, the git commit of the code and a digest of it.
 
 `collect()` goes into every run's manifest so a number in a report can be traced to the machine and the code
 that produced it. It never raises: a fact it cannot find is recorded as null (with a reason where that helps),
@@ -8,6 +8,7 @@ because a missing detail must not cost the user their run.
 from __future__ import annotations
 
 import datetime as _datetime
+import hashlib
 import importlib.metadata
 import importlib.util
 import os
@@ -56,6 +57,7 @@ def collect() -> dict[str, Any]:
         "memory_total_bytes": _guarded(memory_total_bytes),
         "packages": _guarded(package_versions, {}),
         "git": _guarded(git_info, {"commit": None, "dirty": None, "reason": "git probe failed"}),
+        "code": _guarded(code_digest, {"sha256": None, "files": 0}),
         "gpu": _guarded(gpu_info, {"available": False, "reason": "GPU probe failed"}),
         "environment": _guarded(lambda: {k: os.environ[k] for k in _ENVIRONMENT_VARIABLES if k in os.environ}, {}),
     }
@@ -176,6 +178,30 @@ def git_info(directory: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         # The first few changed paths say at a glance whether the dirt matters.
         "changed_files": [line[3:] for line in changed[:20]],
     }
+
+
+_CODE_SUFFIXES = (".py", ".cu", ".cuh", ".yaml")
+
+
+def code_digest(directory: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """SHA-256 over the package's source files (relative path and bytes of every .py, .cu, .cuh and .yaml).
+
+    Two runs with the same digest ran the same code, whatever git says: a "dirty" commit, a copy of a working
+    tree whose .git is older than its files (as on a device machine), or no git at all.
+    """
+    package_dir = Path(directory) if directory is not None else Path(__file__).resolve().parent
+    paths = sorted(
+        path for path in package_dir.rglob("*")
+        if path.suffix in _CODE_SUFFIXES and path.is_file() and "__pycache__" not in path.parts
+    )
+    digest = hashlib.sha256()
+    for path in paths:
+        relative = path.relative_to(package_dir).as_posix().encode()
+        content = path.read_bytes()
+        # Lengths first, so that no two different trees can hash the same byte stream.
+        digest.update(len(relative).to_bytes(8, "little") + relative + len(content).to_bytes(8, "little"))
+        digest.update(content)
+    return {"sha256": digest.hexdigest(), "files": len(paths)}
 
 
 def _git(directory: Path, *args: str, strip: bool = True) -> tuple[bool, str]:

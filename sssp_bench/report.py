@@ -596,6 +596,11 @@ def _provenance_rows(manifest: dict[str, Any]) -> list[tuple[str, str]]:
         commit_text = str(git["commit"])[:12] + (" (dirty)" if git.get("dirty") else "")
     else:
         commit_text = f"- ({git.get('reason')})" if git.get("reason") else "-"
+    code = provenance.get("code") or {}
+    if code.get("sha256"):
+        commit_text += f", code {str(code['sha256'])[:12]}"
+    for change in manifest.get("code_changes") or []:
+        commit_text += f"; resumed {change.get('at')} with code {str(change.get('sha256'))[:12]}"
     cpu_text = str(cpu.get("model") or "-")
     if cpu.get("logical_cores"):
         cpu_text += f" ({cpu['logical_cores']} logical cores)"

@@ -167,6 +167,16 @@ class Runner:
         self.manifest.setdefault("resumed", [])
         if resume:
             self.manifest["resumed"].append(_now())
+            self._note_code_change()
+
+    def _note_code_change(self) -> None:
+        """A resume with other code than the run began with mixes rows of both: say so, and record it."""
+        began = ((self.manifest.get("provenance") or {}).get("code") or {}).get("sha256")
+        now = provenance.code_digest()["sha256"]
+        if began and now != began:
+            self.manifest.setdefault("code_changes", []).append({"at": _now(), "sha256": now})
+            self.log(f"warning: {self.run_dir}: the code changed since this run began (digest {began[:12]}, now "
+                     f"{now[:12]}); its rows will come from both")
 
     # -- the run --------------------------------------------------------------------------------------------
 

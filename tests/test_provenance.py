@@ -17,7 +17,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 def test_collect_has_every_key_and_serialises():
     info = provenance.collect()
-    for key in ("host", "os", "python", "cpu", "memory_total_bytes", "packages", "git", "gpu"):
+    for key in ("host", "os", "python", "cpu", "memory_total_bytes", "packages", "git", "code", "gpu"):
         assert key in info
     assert set(info["cpu"]) >= {"model", "logical_cores"}
     assert info["cpu"]["logical_cores"] >= 1
@@ -135,3 +135,26 @@ def test_changed_files_keep_their_whole_paths(tmp_path):
     git = provenance.git_info(package)
     assert git["dirty"] is True
     assert sorted(git["changed_files"]) == ["pkg/module.py", "pkg/other.py"]
+
+
+def test_the_code_digest_names_the_code_whatever_git_says(tmp_path):
+    package = tmp_path / "pkg"
+    (package / "impls").mkdir(parents=True)
+    (package / "impls" / "kernel.cu").write_text("__global__ void k() {}\n")
+    (package / "runner.py").write_text("x = 1\n")
+    first = provenance.code_digest(package)
+    assert first["files"] == 2 and len(first["sha256"]) == 64
+
+    (package / "__pycache__").mkdir()
+    (package / "__pycache__" / "runner.cpython-312.py").write_text("compiled")
+    (package / "notes.txt").write_text("not code")
+    assert provenance.code_digest(package) == first  # caches and other files are not the code
+
+    (package / "impls" / "kernel.cu").write_text("__global__ void k() { }\n")
+    assert provenance.code_digest(package)["sha256"] != first["sha256"]  # one byte of a kernel is
+
+
+def test_this_packages_digest_covers_its_kernels():
+    digest = provenance.code_digest()
+    kernels = list((REPO_ROOT / "sssp_bench").rglob("*.cu"))
+    assert kernels and digest["files"] > len(kernels)

@@ -91,6 +91,32 @@ def test_resume_does_not_load_a_graph_that_was_finished(tmp_path, monkeypatch):
     assert len([row for row in read_rows(outcome.run_dir) if row["phase"] == "solve"]) == 2 * 3 * 5
 
 
+def test_a_resume_with_other_code_says_so_and_the_report_names_both(tmp_path):
+    config = make_config(tmp_path, TINY)
+    outcome = start_run(config, run_id="tiny", show_progress=False)
+    manifest_path = outcome.run_dir / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    began = manifest["provenance"]["code"]["sha256"]
+    manifest["provenance"]["code"]["sha256"] = "0" * 64  # as if the run had begun before an edit
+    manifest_path.write_text(json.dumps(manifest))
+
+    messages = []
+    resume_run(config, outcome.run_dir, show_progress=False, log=messages.append)
+    assert any("the code changed since this run began" in message for message in messages)
+    changes = json.loads(manifest_path.read_text())["code_changes"]
+    assert [change["sha256"] for change in changes] == [began]
+    write_report([outcome.run_dir])
+    assert f"code 000000000000; resumed {changes[0]['at']} with code {began[:12]}" in (
+        outcome.run_dir / "report.md").read_text()
+
+
+def test_a_resume_with_the_same_code_records_no_change(tmp_path):
+    config = make_config(tmp_path, TINY)
+    outcome = start_run(config, run_id="tiny", show_progress=False)
+    resume_run(config, outcome.run_dir, show_progress=False)
+    assert "code_changes" not in json.loads((outcome.run_dir / "manifest.json").read_text())
+
+
 def test_resume_refuses_a_changed_config(tmp_path):
     outcome = start_run(make_config(tmp_path, TINY), run_id="tiny", show_progress=False)
     changed = make_config(tmp_path, TINY + "    repetitions: 2\n")
