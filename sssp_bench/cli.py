@@ -120,20 +120,25 @@ def generate(spec: str, params: tuple[str, ...], output: Path | None, weights: s
 @DATASETS_OPTION
 @click.option("--graph", "graph_labels", multiple=True, metavar="LABEL",
               help="Run only this graph of the config (repeatable); `report RUN1 RUN2` merges split runs.")
+@click.option("--variant", "variant_names", multiple=True, metavar="NAME",
+              help="Run only this variant of the config (repeatable); an implementation's name takes all of its.")
 @click.option("--report/--no-report", "write_report", default=False, help="Write the report when the run ends.")
 @click.option("--progress/--no-progress", default=True, help="Show a progress line on a terminal.")
 def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: Path | None,
-        datasets: Path | None, graph_labels: tuple[str, ...], write_report: bool, progress: bool) -> None:
+        datasets: Path | None, graph_labels: tuple[str, ...], variant_names: tuple[str, ...], write_report: bool,
+        progress: bool) -> None:
     """Run CONFIG: every implementation x graph x source, timed, verified and recorded in results/RUN/.
 
     Exits with status 1 when any answer was wrong.
     """
-    from .config import load_config, select_graphs
+    from .config import load_config, select_graphs, select_variants
     from .runner import resume_run, start_run
 
     config = load_config(config_path)
     if graph_labels:
         config = select_graphs(config, list(graph_labels))
+    if variant_names:
+        config = select_variants(config, list(variant_names))
     if output is not None:
         config.output = output
     if datasets is not None:

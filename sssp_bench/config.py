@@ -130,6 +130,23 @@ def select_graphs(config: Config, labels: list[str]) -> Config:
     return config
 
 
+def select_variants(config: Config, names: list[str]) -> Config:
+    """The config restricted to these variants (in the config's order), e.g. to run again only the implementation
+    whose kernel changed. A name is a variant's ("bfs-vwarp[warp_size=4]") or an entry's label or implementation,
+    which takes all its swept variants ("bfs-vwarp"). Part of the config's hash, like a graph selection; the
+    report borrows the baseline from a merged run when this one did not run it."""
+    def named(variant: Variant, name: str) -> bool:
+        return variant.name == name or variant.name.startswith(name + "[")
+
+    for name in names:
+        if not any(named(variant, name) for variant in config.variants):
+            known = ", ".join(variant.name for variant in config.variants)
+            raise ConfigError(f"{config.path}: no variant named {name!r} (variants: {known})")
+    config.variants = [variant for variant in config.variants if any(named(variant, name) for name in names)]
+    config.raw["selected_variants"] = [variant.name for variant in config.variants]
+    return config
+
+
 class _Locator:
     """Line numbers of YAML nodes by key path, so an error can say where in the file it is."""
 

@@ -1,5 +1,6 @@
 """The command line through click's runner: help everywhere, one-line errors, run then report."""
 
+import csv
 import json
 
 import pytest
@@ -106,3 +107,27 @@ def test_run_can_take_some_graphs_and_report_merges_the_runs(invoke, tmp_path):
     assert merged.exit_code == 0 and "grid" in merged.output and "chain" in merged.output
     refused = invoke("run", "two.yaml", "--graph", "ring")
     assert refused.exit_code == 2 and "no graph labelled 'ring' (graphs: grid, chain)" in refused.output
+
+
+def test_run_can_take_some_variants_and_borrow_the_baseline_from_a_merged_run(invoke, tmp_path):
+    (tmp_path / "sweep.yaml").write_text(
+        "graphs: [{graph: 'grid:rows=5,cols=5', label: grid}]\n"
+        "implementations: [cpu-dijkstra, {name: cpu-bf-queue, params: {count_relaxations: [false, true]}}]\n"
+        "sources: {count: 3}\nbaseline: cpu-dijkstra\n")
+    assert invoke("run", "sweep.yaml", "--variant", "cpu-dijkstra", "--run-id", "a", "--no-progress").exit_code == 0
+    assert invoke("run", "sweep.yaml", "--variant", "cpu-bf-queue", "--run-id", "b", "--no-progress").exit_code == 0
+    rows = [json.loads(line) for line in (tmp_path / "results" / "b" / "rows.jsonl").read_text().splitlines()]
+    assert {row["variant"] for row in rows} == {"cpu-bf-queue[count_relaxations=false]",
+                                                "cpu-bf-queue[count_relaxations=true]"}
+    manifest = json.loads((tmp_path / "results" / "b" / "manifest.json").read_text())
+    assert manifest["config"]["selected_variants"] == sorted({row["variant"] for row in rows})
+    merged = invoke("report", "results/a", "results/b", "--out", "merged")
+    assert merged.exit_code == 0
+    with open(tmp_path / "merged" / "report.csv", newline="") as summary:
+        speedups = {row["variant"]: row for row in csv.DictReader(summary)}
+    swept = speedups["cpu-bf-queue[count_relaxations=true]"]
+    assert swept["baseline"] == "cpu-dijkstra" and swept["baseline_run_id"] == "a" and float(swept["speedup"]) > 0
+
+    refused = invoke("run", "sweep.yaml", "--variant", "cpu-bfs")
+    assert refused.exit_code == 2 and "no variant named 'cpu-bfs' (variants: cpu-dijkstra, cpu-bf-queue[" in (
+        refused.output)
