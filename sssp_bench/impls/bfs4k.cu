@@ -158,9 +158,11 @@ __device__ __forceinline__ int level_width(const Context& ctx, long long size, l
 }
 
 // The blocks (of `block` threads, a multiple of 32) that get any frontier vertex: both sources hand vertices out
-// in thread order, a warp per 32 vertices (edge-discover) or a virtual warp per `width`.
+// in thread order, a batch (batch_span) to a warp (edge-discover) or to a virtual warp of `width` lanes.
 __device__ __forceinline__ long long busy_blocks(int width, long long size, long long block, long long grid) {
-    long long busy_threads = width == 0 ? (size + 31) / 32 * 32 : (size + width - 1) / width * width;
+    int lanes = width == 0 ? 32 : width;
+    long long span = batch_span(size, grid * block / lanes, lanes);
+    long long busy_threads = (size + span - 1) / span * lanes;
     long long blocks = (busy_threads + block - 1) / block;
     return blocks < grid ? blocks : grid;
 }
