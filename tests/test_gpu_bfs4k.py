@@ -36,6 +36,8 @@ TECHNIQUE_CONFIGS = {
     "dp-cooperative-alone": {**ALL_OFF, "dynamic_parallelism": "cooperative", "k3": 1},
     "k4-zero-no-edge-discover": {"k4": 0.0},
     "k1-32": {"k1": 32},
+    "deferred-flush-off": {"deferred_flush": False},
+    "all-off-and-deferred-flush-off": {**ALL_OFF, "deferred_flush": False},
 }
 
 
@@ -71,6 +73,7 @@ def test_local_queue_lengths(spec, local_queue):
     graph = generate(spec)
     check_against_reference(graph, some_sources(graph, 3), local_queue=local_queue)
     check_against_reference(graph, some_sources(graph, 2), local_queue=local_queue, **ALL_OFF)
+    check_against_reference(graph, some_sources(graph, 2), local_queue=local_queue, deferred_flush=False)
 
 
 def test_small_and_odd_graphs():

@@ -83,7 +83,14 @@ Switches (bool, default True) and knobs (the paper's defaults and names):
   across blocks are not detected (as in the paper).
 - `local_queue` = 8 (not a paper knob): the local queue length, i.e. the arcs a thread examines per round; a
   round takes its arcs, issues all their column loads, then all the heads' level loads, then filters, so its
-  loads are in flight together. Then the queues are written out (the prefix sums above).
+  loads are in flight together. Then the queues are written out (the prefix sums above), or later:
+- `deferred_flush` (not in the paper; default True): the queues are written out only after a round in which a thread
+  of the block holds local_queue / 2 vertices or more (and at the end of a level, and before a hand-over); until
+  then a warp takes local_queue minus its longest queue arcs a round. Writing out costs two block barriers and a
+  reservation in F', most of a round's time in a level whose heads are mostly reached already. On an H200 (10
+  sources, Table 2 knobs, ms, off -> on): Gen-SmallWorld 0.653 -> 0.623, coPapersCiteseer's stand-in 0.688 ->
+  0.624, kron_g500-logn20's 1.26 -> 1.19, rmat.2Mv.128Me 1.63 -> 1.49, random.2Mv.128Me 1.57 -> 1.31; road
+  networks and web-Google unchanged.
 - `graphs` (not in the paper): launch batches of steps as CUDA graphs captured in prepare (a few us per step
   instead of a Python launch per kernel); not with dynamic_parallelism "child" (plain launches there).
 - `count_frontiers`: counters `frontier_sizes` (F entries per level, duplicates included) and `arcs_per_level`
@@ -121,7 +128,7 @@ FLAG_BITS = {
     "warp_scan": 1, "binary_scan": 2, "virtual_warps": 4, "edge_discover": 8, "single_block": 16,
     "coalesced_writes": 32, "hash_dedup": 64,
 }
-F_DP_CHILD, F_DP_COOPERATIVE, F_COUNT, F_NARROW, F_HEAVY_CLAIM = 128, 256, 512, 1024, 2048
+F_DP_CHILD, F_DP_COOPERATIVE, F_COUNT, F_NARROW, F_HEAVY_CLAIM, F_DEFERRED_FLUSH = 128, 256, 512, 1024, 2048, 4096
 NARROW_LIMIT = 2**31
 """F_NARROW (32-bit shuffles of arc indices and degree sums) when m and 32 x the largest out-degree are below it."""
 SWITCHES = tuple(FLAG_BITS)
@@ -131,7 +138,7 @@ SINGLE_THREADS = 1024
 """The single-block kernel's block (MaxThreadsPerBlock)."""
 BLOCK_SHARED_BYTES = 48 * 1024
 """Shared memory a block gets without opting in (the paper's 48 KB)."""
-VAR_BYTES = 4608
+VAR_BYTES = 4672
 """Shared bytes of the kernel variables (BlockScratch in bfs4k_expand.cuh, checked there by static_assert)."""
 MIN_TABLE_BYTES = 64
 MAX_REGISTERS = 80
@@ -182,6 +189,8 @@ class Bfs4k(GpuBfsBase):
             "follow-up kernel, or 'off' (5.3)", choices=("off", "child", "cooperative")),
         "heavy_claim": Parameter(bool, True, "a heavy vertex is given away once per level, its other copies in F "
                                  "dropped (not in the paper; with dynamic_parallelism)"),
+        "deferred_flush": Parameter(bool, True, "local queues written out once a thread holds local_queue / 2 "
+                                    "vertices, not after every round (not in the paper)"),
         "local_queue": Parameter(int, 8, "local queue entries per thread: arcs a thread examines between two "
                                  "writes of the queues (BFS4K_Q)", choices=(4, 8, 16)),
         "graphs": Parameter(bool, True, "replay batches of steps as CUDA graphs (not with child grids)"),
@@ -268,6 +277,8 @@ class Bfs4k(GpuBfsBase):
         claims = self.dp != "off" and heavy_count > 0 and p["heavy_claim"]
         if claims:
             flags |= F_HEAVY_CLAIM
+        if p["deferred_flush"]:
+            flags |= F_DEFERRED_FLUSH
         if graph.m < NARROW_LIMIT and 32 * (int(degrees.max()) if n else 0) < NARROW_LIMIT:
             flags |= F_NARROW
         self.flags = flags

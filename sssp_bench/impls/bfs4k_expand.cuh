@@ -38,6 +38,7 @@
 #define F_COUNT 512
 #define F_NARROW 1024         // arc indices and 32 x the largest degree fit in int: 32-bit shuffles and scans
 #define F_HEAVY_CLAIM 2048    // a heavy vertex is given away once per level (heavy_claims)
+#define F_DEFERRED_FLUSH 4096 // local queues written out when half full, not after every round (run_rounds)
 
 #ifndef BFS4K_Q
 #define BFS4K_Q 8             // local queue entries per thread = arcs a thread examines between two flushes
@@ -56,10 +57,11 @@ struct BlockScratch {
     unsigned long long reserved[3];
     unsigned level_arcs[3];
     unsigned long long arcs;        // single-block kernel: arcs of this level (counting)
+    unsigned round_flags[3];        // run_rounds: the decisions of a round (flush, stop), by round % 3
     int hand_over;                  // single-block kernel: a heavy vertex was read: the level goes multi-block
     int last_block;                 // this block is the last of its grid to finish the level
 };
-static_assert(sizeof(BlockScratch) + 64 <= 4608, "bfs4k.py VAR_BYTES must cover BlockScratch");
+static_assert(sizeof(BlockScratch) + 64 <= 4672, "bfs4k.py VAR_BYTES must cover BlockScratch");
 
 struct Context {
     const offset_t* row_offsets = nullptr;
@@ -252,41 +254,68 @@ __device__ void flush_queues(const Context& ctx, int (&queue)[BFS4K_Q], int coun
     }
 }
 
-// Rounds of BFS4K_Q arcs per thread, each followed by a flush, until every thread of the block is out of work.
-// A round first takes its arcs and issues their column loads, then the heads' level loads, then filters: the
-// loads of a round are in flight together instead of one dependent chain per arc. True (the same in every
-// thread) when the single-block kernel stopped the level to hand it over.
+// Rounds of at most BFS4K_Q arcs per thread until every thread of the block is out of work. A round first takes
+// its arcs and issues their column loads, then the heads' level loads, then filters: the loads of a round are
+// in flight together instead of one dependent chain per arc. The local queues are written out (flush_queues,
+// two block barriers and a reservation in F') after a round in which a thread of the block holds BFS4K_FLUSH_AT
+// vertices or more, at the end, and before a hand-over; meanwhile a warp takes BFS4K_Q minus its longest queue
+// arcs a round (F_DEFERRED_FLUSH; off: a flush after every round). In a level whose heads are mostly reached
+// already, the flush was most of a round's latency: one round, one barrier. The per-round decisions (flush,
+// stop) are bits that threads set in round_flags[round % 3] before the round's barrier and all read after it,
+// so every thread takes the same branch. After that barrier thread 0 clears the slot of round + 2: the slot of
+// round - 1, which every thread read before arriving at this barrier and nobody sets before the next one.
+// True (the same in every thread) when the single-block kernel stopped the level to hand it over.
+#ifndef BFS4K_FLUSH_AT
+#define BFS4K_FLUSH_AT (BFS4K_Q / 2)
+#endif
+#define ROUND_FLUSH 1u
+#define ROUND_STOP 2u
 template <class Source>
 __device__ bool run_rounds(Source& source, Context& ctx) {
-    bool more;
-    do {
+    unsigned* round_flags = ctx.scratch->round_flags;
+    if (threadIdx.x < 3) round_flags[threadIdx.x] = 0u;
+    __syncthreads();
+    bool deferred = (ctx.flags & F_DEFERRED_FLUSH) != 0;
+    int queue[BFS4K_Q];
+    int count = 0;
+    bool more, stop;
+    for (unsigned round = 0;; ++round) {
+        // uniform in the warp (the sources' shuffles need every lane of a virtual warp), and count + take <= Q
+        int take = BFS4K_Q - __reduce_max_sync(FULL_MASK, (unsigned)count);
         int heads[BFS4K_Q];
 #pragma unroll
         for (int step = 0; step < BFS4K_Q; ++step) {
-            long long arc = source.next_arc(ctx);
+            long long arc = step < take ? source.next_arc(ctx) : -1;
             heads[step] = arc >= 0 ? ctx.column_ids[arc] : -1;
         }
         level_t seen[BFS4K_Q];
 #pragma unroll
         for (int step = 0; step < BFS4K_Q; ++step) seen[step] = heads[step] >= 0 ? ctx.levels[heads[step]] : 0;
-        int queue[BFS4K_Q];
-        int count = 0;
 #pragma unroll
         for (int step = 0; step < BFS4K_Q; ++step)
             if (heads[step] >= 0 && seen[step] == LEVEL_INF) admit_head(ctx, heads[step], queue, count);
+        unsigned bits = count >= BFS4K_FLUSH_AT ? ROUND_FLUSH : 0u;
         if (ctx.single) {  // the frontier's out-arcs read this round, one shared atomic per warp
             unsigned sum = __reduce_add_sync(FULL_MASK, ctx.read_arcs);
             ctx.read_arcs = 0u;
             if (lane_id() == 0 && sum) atomicAdd(ctx.level_arcs, sum);
+            // the level goes multi-block: seen at least by the thread that set hand_over or crossed the budget
+            if (ctx.scratch->hand_over || *ctx.level_arcs > ctx.arc_budget) bits |= ROUND_STOP;
         }
-        flush_queues(ctx, queue, count);
-        // the single-block kernel stops after this round when the level goes multi-block: the flush's barriers
-        // made hand_over and level_arcs final for this round, nobody changes them before the barrier below
-        bool stop = ctx.single && (ctx.scratch->hand_over || *ctx.level_arcs > ctx.arc_budget);
+        unsigned* slot = &round_flags[round % 3];
+        if (bits) atomicOr(slot, bits);
         more = __syncthreads_or(!source.done());
-        if (stop) return true;
-    } while (more);
-    return false;
+        unsigned decided = *slot;
+        if (threadIdx.x == 0) round_flags[(round + 2) % 3] = 0u;
+        if (!deferred || decided || !more) {
+            flush_queues(ctx, queue, count);
+            count = 0;
+        }
+        stop = (decided & ROUND_STOP) != 0;
+        if (stop || !more) break;
+    }
+    __syncthreads();  // the last flush's writes to F' are seen by the whole block (the single-block kernel reads them)
+    return stop;
 }
 
 // A vertex of `degree` out-arcs read by the single-block kernel, counted for the level's arc budget: clamped to
