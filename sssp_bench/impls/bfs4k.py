@@ -21,9 +21,8 @@ Switches (bool, default True) and knobs (the paper's defaults and names):
   frontier vertex. A batch is shorter than the width when the frontier is too small to give every virtual warp
   a full one (`batch_span`: |F| / virtual warps, at least 1), so that every virtual warp gets a vertex; edge-discover
   chunks likewise. Full batches whatever |F| left a small frontier of high-degree vertices to a few warps: on an
-  H200 (10 sources, ms) this took com-youtube's stand-in 0.65 -> 0.44, coPapersCiteseer's 0.77 -> 0.63,
-  audikw1's 2.80 -> 2.12, kron_g500-logn20's 1.41 -> 1.34 and rmat.2Mv.128Me's 1.80 -> 1.61 (their Table 2
-  knobs).
+  H200 (10 sources, ms, their Table 2 knobs) this took com-youtube's stand-in 0.65 -> 0.44, coPapersCiteseer's
+  0.77 -> 0.63 and audikw1's 2.80 -> 2.12 (benchmarks/measured/2026-11-23-h200-bfs4k-table2/probes.txt).
   k1 stays at the paper's 4, though on an H200 (median of 20 sources, ms) k1 = 16 is faster on the large
   low-diameter graphs: kron-21 2.35 -> 1.79, rmat 3M/20M 1.08 -> 0.94, random 2M/128M 2.00 -> 1.67 (k1 = 32:
   1.71, 1.05, 1.60), and slower on road networks, whose single-block levels then walk 16 vertices per virtual
