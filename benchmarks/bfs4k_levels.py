@@ -2,11 +2,12 @@
 
     python benchmarks/bfs4k_levels.py --graphs com-youtube,Gen-SmallWorld [--config "k1=32;k4=0"] [--sources 5]
 
-For each graph (a catalog name: its spec or stand-in, or a short name of bfs4k_probe.py) and one source, a table
-per level: the distinct vertices of the level (from the levels array), the F entries bfs4k expanded there
-(duplicates included, counter `frontier_sizes`) and their out-arcs (`arcs_per_level`), the distinct vertices'
-out-arcs, and the duplication factor (arcs walked / distinct arcs). Then the median CUDA-event ms over the sources of
-bfs4k (counters off) and of each comparator, so a level profile can be read against who wins.
+For each graph (a catalog name: its spec or stand-in, or a short name of bfs4k_probe.py) and the first of the
+sources a config with seed 1 draws (sssp_bench.sources.pick_sources), a table per level: the distinct vertices of
+the level (from the levels array), the F entries bfs4k expanded there (duplicates included, counter
+`frontier_sizes`) and their out-arcs (`arcs_per_level`), the distinct vertices' out-arcs, and the duplication
+factor (arcs walked / distinct arcs). Then the median CUDA-event ms over those sources of bfs4k (counters off) and
+of each comparator, so a level profile can be read against who wins.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from bfs4k_probe import config_params, graph_spec  # noqa: E402
 from sssp_bench import impls  # noqa: E402
 from sssp_bench.generators import generate  # noqa: E402
 from sssp_bench.gpu import runtime  # noqa: E402
+from sssp_bench.sources import pick_sources  # noqa: E402
 
 COMPARATORS = ("bfs-harish", "bfs-edge", "bfs-vwarp")
 
@@ -71,9 +73,7 @@ def main() -> int:
     for label in args.graphs.split(","):
         graph = generate(graph_spec(label, 128_000_000))
         degrees = np.asarray(graph.out_degrees(), dtype=np.int64)
-        rng = np.random.default_rng(1)
-        candidates = np.flatnonzero(degrees > 0)
-        sources = [int(s) for s in rng.choice(candidates, size=min(args.sources, len(candidates)), replace=False)]
+        sources = pick_sources(graph, args.sources, seed=1)  # the first sources of a config run with seed 1
         print(f"# {label}: n {graph.n}, m {graph.m}, max out-degree {int(degrees.max())}, bfs4k {args.config}",
               flush=True)
         level_table(graph, degrees, params, sources[0])
