@@ -83,3 +83,19 @@ def test_status_words_agree_with_the_kernels():
         bfs_harish.W_DISCOVERED0, bfs_harish.W_DISCOVERED1, bfs_harish.W_COUNTED, bfs_harish.W_ARCS)
     for cu_file in ("bfs_harish.cu", "bfs_vwarp.cu", "bfs_edge.cu"):  # all three share the header
         assert '#include "bfs_sweep.cuh"' in (IMPLS / cu_file).read_text()
+
+
+def test_bfs4k_head_degree_tells_skewed_graphs_from_regular_ones():
+    """bfs4k spreads a small multi-block frontier over every virtual warp only where a vertex reached through an
+    arc has many out-arcs (head_degree >= spread_degree, 32 by default): a star's hub is reached through every leaf
+    arc, a grid's vertices all have four neighbours. head_degree takes numpy as well as CuPy."""
+    import numpy as np
+
+    from sssp_bench.generators import generate
+    from sssp_bench.impls.bfs4k import head_degree
+
+    star = generate("star:n=101")  # hub 0 with 100 leaves, both directions: (100 x 100 + 100 x 1) / 200
+    assert head_degree(np, star, star.n) == pytest.approx(50.5)
+    grid = generate("grid:rows=30,cols=30,seed=1")
+    assert head_degree(np, grid, grid.n) < 4.0
+    assert impls.get("bfs4k").parameters["spread_degree"].default == 32.0

@@ -38,6 +38,8 @@ TECHNIQUE_CONFIGS = {
     "k1-32": {"k1": 32},
     "deferred-flush-off": {"deferred_flush": False},
     "all-off-and-deferred-flush-off": {**ALL_OFF, "deferred_flush": False},
+    "spread-every-level": {"spread_degree": 0.0},
+    "spread-handed-over-levels-only": {"spread_degree": 1e9},
 }
 
 

@@ -159,9 +159,10 @@ __device__ __forceinline__ int level_width(const Context& ctx, long long size, l
 
 // The blocks (of `block` threads, a multiple of 32) that get any frontier vertex: both sources hand vertices out
 // in thread order, a batch (batch_span) to a warp (edge-discover) or to a virtual warp of `width` lanes.
-__device__ __forceinline__ long long busy_blocks(int width, long long size, long long block, long long grid) {
+__device__ __forceinline__ long long busy_blocks(int width, long long size, long long block, long long grid,
+                                                bool spread) {
     int lanes = width == 0 ? 32 : width;
-    long long span = batch_span(size, grid * block / lanes, lanes);
+    long long span = batch_span(size, grid * block / lanes, lanes, spread);
     long long busy_threads = (size + span - 1) / span * lanes;
     long long blocks = (busy_threads + block - 1) / block;
     return blocks < grid ? blocks : grid;
@@ -352,15 +353,18 @@ extern "C" __global__ void bfs4k_multi(BFS4K_ARGS) {
     level_t level = (level_t)words[B4_LEVEL];
     long long size = (long long)words[B4_SIZE0 + (level & 1)];
     if (size == 0) return;
-    if ((flags & F_SINGLE_BLOCK) && size <= threshold && !words[B4_HANDOFF]) return;
+    bool handed_over = words[B4_HANDOFF] != 0ULL;
+    if ((flags & F_SINGLE_BLOCK) && size <= threshold && !handed_over) return;
     bool child_grids = (flags & F_DP_CHILD) != 0;
     if (child_grids && blockIdx.x == 0 && threadIdx.x == 0) words[B4_EXPANDED] = 1ULL;
     Context ctx;
     fill_context(ctx, row_offsets, column_ids, levels, frontiers, capacity, words, level_log, heavy_vertices,
                  heavy_first_tile, heavy_claims, heavy_capacity, heavy_degree, flags, k1, k4, k3, k7, threshold,
                  hash_entries, child_hash_entries, level, &scratch, bfs4k_dynamic_shared, hash_entries);
+    // a level the single-block kernel handed over holds heavy vertices or many arcs: spread it whatever the graph
+    ctx.spread = (flags & F_SPREAD) || handed_over;
     long long threads = (long long)gridDim.x * blockDim.x;
-    if (blockIdx.x < busy_blocks(level_width(ctx, size, threads), size, blockDim.x, gridDim.x)) {
+    if (blockIdx.x < busy_blocks(level_width(ctx, size, threads), size, blockDim.x, gridDim.x, ctx.spread)) {
         clear_table(ctx, hash_entries);
         __syncthreads();
         const int* frontier = frontiers + (long long)(level & 1) * capacity;

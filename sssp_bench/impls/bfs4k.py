@@ -23,6 +23,15 @@ Switches (bool, default True) and knobs (the paper's defaults and names):
   chunks likewise. Full batches whatever |F| left a small frontier of high-degree vertices to a few warps: on an
   H200 (10 sources, ms, their Table 2 knobs) this took com-youtube's stand-in 0.65 -> 0.44, coPapersCiteseer's
   0.77 -> 0.63 and audikw1's 2.80 -> 2.12 (benchmarks/measured/2026-11-23-h200-bfs4k-table2/probes.txt).
+  But on a frontier of low-degree vertices, spreading a multi-block level only wakes more blocks: roadNet-CA's
+  stand-in went 20.2 -> 28.3. So the single-block kernel always spreads, and the multi-block kernel spreads
+  only a level the single-block kernel handed over (its arc budget ran out) or on a graph whose `head_degree`
+  (the mean out-degree of an arc's head: what a vertex reached through an arc expands) is at least
+  `spread_degree` = 32 (not in the paper). H200, 10 sources, ms, spreading every multi-block level -> only
+  handed-over ones, Table 2 knobs: head degree <= 26 road 27.2 -> 20.2, amazon0505 0.61 -> 0.54, cage15 1.79 ->
+  1.59, nlpkkt160 4.18 -> 4.06, Gen-SmallWorld 0.63 -> 0.62, web-Google and kkt_power within 2%; head degree
+  >= 80 com-youtube 0.43 -> 0.47, as-Skitter 0.63 -> 0.66, soc-LiveJournal1 1.71 -> 1.77, Gen-ForestFire 0.24
+  -> 0.26, audikw1 2.16 -> 2.39, kron_g500-logn20 1.17 -> 1.22, rmat.2Mv.128Me 1.49 -> 1.58.
   k1 stays at the paper's 4, though on an H200 (median of 20 sources, ms) k1 = 16 is faster on the large
   low-diameter graphs: kron-21 2.35 -> 1.79, rmat 3M/20M 1.08 -> 0.94, random 2M/128M 2.00 -> 1.67 (k1 = 32:
   1.71, 1.05, 1.60), and slower on road networks, whose single-block levels then walk 16 vertices per virtual
@@ -128,6 +137,7 @@ FLAG_BITS = {
     "coalesced_writes": 32, "hash_dedup": 64,
 }
 F_DP_CHILD, F_DP_COOPERATIVE, F_COUNT, F_NARROW, F_HEAVY_CLAIM, F_DEFERRED_FLUSH = 128, 256, 512, 1024, 2048, 4096
+F_SPREAD = 8192
 NARROW_LIMIT = 2**31
 """F_NARROW (32-bit shuffles of arc indices and degree sums) when m and 32 x the largest out-degree are below it."""
 SWITCHES = tuple(FLAG_BITS)
@@ -160,6 +170,18 @@ def _switch(help_text: str) -> Parameter:
     return Parameter(bool, True, help_text)
 
 
+def head_degree(cp, dgraph, n: int) -> float:
+    """The mean out-degree of an arc's head, sum over v of in-degree(v) x out-degree(v) / m: what a vertex that
+    BFS reaches through an arc has to expand, on average. The graph's mean degree on regular graphs (a road 3, a
+    mesh 18-80); far above it on skewed ones (R-MAT stand-ins of com-youtube 572, of as-Skitter 1685)."""
+    m = int(dgraph.column_ids.size)
+    if m == 0:
+        return 0.0
+    in_degrees = cp.bincount(dgraph.column_ids, minlength=n).astype(cp.int64)
+    out_degrees = cp.diff(dgraph.row_offsets).astype(cp.int64)
+    return float((in_degrees * out_degrees[:n]).sum()) / m
+
+
 class Bfs4k(GpuBfsBase):
     name = "bfs4k"
     description = (
@@ -190,6 +212,10 @@ class Bfs4k(GpuBfsBase):
                                  "dropped (not in the paper; with dynamic_parallelism)"),
         "deferred_flush": Parameter(bool, True, "local queues written out once a thread holds local_queue / 2 "
                                     "vertices, not after every round (not in the paper)"),
+        "spread_degree": Parameter(
+            float, 32.0, "multi-block levels spread a small frontier over every virtual warp (batch_span) when a "
+            "vertex reached through an arc has this many out-arcs on average (head_degree) or the single-block "
+            "kernel handed the level over; 0: always (not in the paper)"),
         "local_queue": Parameter(int, 8, "local queue entries per thread: arcs a thread examines between two "
                                  "writes of the queues (BFS4K_Q)", choices=(4, 8, 16)),
         "graphs": Parameter(bool, True, "replay batches of steps as CUDA graphs (not with child grids)"),
@@ -205,8 +231,8 @@ class Bfs4k(GpuBfsBase):
             raise ConfigError(f"{self.name} parameter 'k1' must be a power of two in 1..32, got {p['k1']}")
         if p["k3"] < 1 or p["k6"] < 1 or p["k7"] < 0:
             raise ConfigError(f"{self.name}: k3 and k6 must be >= 1 and k7 >= 0")
-        if p["k2"] < 0 or p["k4"] < 0 or p["k5"] < 0:
-            raise ConfigError(f"{self.name}: k2, k4 and k5 must be >= 0")
+        if p["k2"] < 0 or p["k4"] < 0 or p["k5"] < 0 or p["spread_degree"] < 0:
+            raise ConfigError(f"{self.name}: k2, k4, k5 and spread_degree must be >= 0")
 
     # -- prepare ---------------------------------------------------------------------------------------------
 
@@ -278,6 +304,9 @@ class Bfs4k(GpuBfsBase):
             flags |= F_HEAVY_CLAIM
         if p["deferred_flush"]:
             flags |= F_DEFERRED_FLUSH
+        self.head_degree = head_degree(cp, self.dgraph, n)
+        if self.head_degree >= p["spread_degree"]:
+            flags |= F_SPREAD
         if graph.m < NARROW_LIMIT and 32 * (int(degrees.max()) if n else 0) < NARROW_LIMIT:
             flags |= F_NARROW
         self.flags = flags

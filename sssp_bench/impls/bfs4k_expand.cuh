@@ -39,6 +39,7 @@
 #define F_NARROW 1024         // arc indices and 32 x the largest degree fit in int: 32-bit shuffles and scans
 #define F_HEAVY_CLAIM 2048    // a heavy vertex is given away once per level (heavy_claims)
 #define F_DEFERRED_FLUSH 4096 // local queues written out when half full, not after every round (run_rounds)
+#define F_SPREAD 8192         // multi-block levels spread a small frontier over all groups (batch_span)
 
 #ifndef BFS4K_Q
 #define BFS4K_Q 8             // local queue entries per thread = arcs a thread examines between two flushes
@@ -92,6 +93,8 @@ struct Context {
     int child_hash_entries = 0;
     unsigned long long arcs = 0ULL;         // this thread's share of the level's arcs (counting)
     bool single = false;                    // the single-block kernel: heavy vertices and big levels hand over
+    bool spread = true;                     // short batches on a small frontier (batch_span): the single-block
+                                            // kernel always; the multi-block one with F_SPREAD or a handed-over level
     unsigned* level_arcs = nullptr;         // single-block kernel: this level's out-arcs read (shared) ...
     unsigned arc_budget = 0u;               // ... and how many it may have
     unsigned read_arcs = 0u;                // single-block kernel: out-arcs of the vertices read this round
@@ -329,11 +332,14 @@ __device__ __forceinline__ void count_single_arcs(Context& ctx, long long degree
 // ---------------------------------------------------------------------------------------------------------------
 
 // The vertices a group (virtual warp, or warp for edge-discover) of `lanes` lanes takes at a time, when `groups`
-// groups share a frontier of `size`: `lanes` when there are vertices enough to keep every group busy that way,
-// else fewer, down to 1, so that every group gets a vertex. Batches of a full warp's width whatever the frontier
-// size left all but size / 32 warps idle on a small frontier of high-degree vertices: on an R-MAT stand-in of
-// com-youtube, 2,055 vertices with 764K arcs went to 65 of 3,168 warps and took 174 us (H200).
-__device__ __forceinline__ long long batch_span(long long size, long long groups, int lanes) {
+// groups share a frontier of `size`: with `spread`, `lanes` when there are vertices enough to keep every group busy
+// that way, else fewer, down to 1, so that every group gets a vertex; without, always `lanes`. Batches of a full
+// warp's width whatever the frontier size left all but size / 32 warps idle on a small frontier of high-degree
+// vertices: on an R-MAT stand-in of com-youtube, 2,055 vertices with 764K arcs went to 65 of 3,168 warps and took
+// 174 us (H200). But on a frontier of low-degree vertices the spread only wakes more blocks: the multi-block levels
+// of a road graph took ~4 us more each (Context::spread says when to spread).
+__device__ __forceinline__ long long batch_span(long long size, long long groups, int lanes, bool spread) {
+    if (!spread) return lanes;
     long long per_group = (size + groups - 1) / (groups > 0 ? groups : 1);
     return per_group < 1 ? 1 : per_group > lanes ? lanes : per_group;
 }
@@ -350,14 +356,14 @@ struct VirtualWarpSource {
     int width, span, lane, slot;
     unsigned group_mask;
 
-    __device__ void start(const Context&, const int* frontier_, long long size_, int width_, long long thread,
+    __device__ void start(const Context& ctx, const int* frontier_, long long size_, int width_, long long thread,
                           long long threads) {
         frontier = frontier_;
         size = size_;
         width = width_;
         lane = (int)(thread & (width - 1));
         stride = threads / width;
-        span = (int)batch_span(size, stride, width);
+        span = (int)batch_span(size, stride, width, ctx.spread);
         batches = (size + span - 1) / span;
         batch = thread / width - stride;  // the first advance moves to thread / width
         slot = span - 1;
@@ -409,11 +415,11 @@ struct EdgeDiscoverSource {
     long long inclusive, exclusive, first_arc;
     int owner;  // the vertex (lane index) of the previous step's last arc, -1 at a new chunk
 
-    __device__ void start(const Context&, const int* frontier_, long long size_, long long warp, long long warps) {
+    __device__ void start(const Context& ctx, const int* frontier_, long long size_, long long warp, long long warps) {
         frontier = frontier_;
         size = size_;
         chunk_stride = warps;
-        span = batch_span(size, warps, 32);
+        span = batch_span(size, warps, 32, ctx.spread);
         chunk = warp - warps;
         position = total = 0;
         inclusive = exclusive = first_arc = 0;
