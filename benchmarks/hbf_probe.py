@@ -71,6 +71,8 @@ VARIANTS = {
     "+cooperative": ("hbf", {**OFF, "dynamic_parallelism": "cooperative"}),
     "+child": ("hbf", {**OFF, "dynamic_parallelism": "child"}),
     "+block": ("hbf", {**OFF, "block_expansion": True}),
+    **{f"all-on-chunk{c}": ("hbf", {"chunk_entries": c}) for c in (32, 64, 128)},
+    **{f"all-on-chunk{c}-tdp1024": ("hbf", {"chunk_entries": c, "tdp": 1024}) for c in (32, 64, 128)},
     "workfront": ("workfront", {}),
     "lonestar": ("lonestar", {}),
 }

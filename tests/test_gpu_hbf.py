@@ -34,6 +34,8 @@ CONFIGS = {
     "all-on": {},
     "all-on-tdp64": {"tdp": 64},
     "all-on-child-tdp64": {"dynamic_parallelism": "child", "tdp": 64},
+    "all-on-chunk32-tdp64": {"chunk_entries": 32, "tdp": 64},
+    "all-on-chunk128": {"chunk_entries": 128},
     "paper-all-on": PAPER,
     "paper-all-on-child-tdp64": {**PAPER, "dynamic_parallelism": "child", "tdp": 64},
     "paper-plain-launches-vpw3": {**PAPER, "graphs": False, "vertices_per_vw": 3, "blocks_per_sm": 2},

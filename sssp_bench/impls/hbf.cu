@@ -59,6 +59,10 @@
 
 #define HBF_BLOCK 256
 #define HBF_WARPS (HBF_BLOCK / 32)
+#ifndef HBF_CHUNK_ENTRIES
+#define HBF_CHUNK_ENTRIES HBF_BLOCK  // HBF_BLOCKX: the most frontier entries a block claims at a time (chunk_entries)
+#endif
+static_assert(HBF_CHUNK_ENTRIES >= 32 && HBF_CHUNK_ENTRIES <= HBF_BLOCK, "a chunk is 32 to HBF_BLOCK entries");
 #define HBF_LOCAL 4       // register queue per lane (coalesced enqueue)
 #define HBF_SLOT 256      // shared-memory slot per warp, in vertices (>= 32 * HBF_LOCAL)
 #define HBF_FULL 0xffffffffu
@@ -502,7 +506,7 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iter
         // full chunk to balance. Block b takes chunk b first, then claims the next free one from a counter
         // (dynamic, so a block held up by a chunk of long lists takes fewer chunks; the claim is issued before
         // the chunk's work and read after it, which hides its latency).
-        long long chunk = hbf_min((size + gridDim.x - 1) / gridDim.x, (long long)HBF_BLOCK);
+        long long chunk = hbf_min((size + gridDim.x - 1) / gridDim.x, (long long)HBF_CHUNK_ENTRIES);
         word_t* chunk_counter = &words[HBF_CHUNK0 + iteration % 3];
         for (long long current = blockIdx.x; current * chunk < size; current = s_next_chunk) {  // block-uniform
             long long first = current * chunk;

@@ -58,6 +58,10 @@ optimization is a parameter, all on by default:
   long lists takes fewer. With it the iteration kernel runs 8 blocks per SM (`blocks_per_sm` 0, automatic):
   rmat 2.92 -> 2.51 ms, kron 2.92 -> 2.47, random 9.42 -> 6.72, circuit5M_dc 3.04 -> 2.79, msdoor 6.45 -> 6.18
   against 4 per SM. Off: the paper's design (virtual warps, when `virtual_warps` is on).
+  `chunk_entries` (256, at most a block) caps a chunk: smaller chunks balance skewed degrees better but add a
+  block scan per chunk. H200, 10 sources, ms, chunk 256 -> 32 (with tdp 1024: 256 -> 32): flickr stand-in 1.42 ->
+  1.08 (1.06 -> 0.92; workfront 0.79), kron scale 21 2.54 -> 2.17 (2.28 -> 2.13), but rmat.3Mv.20Me 2.65 -> 3.05
+  (2.50 -> 2.88) and circuit5M_dc stand-in 2.80 -> 3.88; msdoor stand-in within 2%. So 256 stays the default.
 - `dynamic_parallelism` (section 5.3), for frontier vertices of degree > `tdp` (4096): "child" launches a child
   kernel per such vertex from the device (CUDA dynamic parallelism, CDP2: the module is compiled with -rdc=true
   and linked with cudadevrt; the parent never waits, the children relax and enqueue and the stream's next
@@ -190,6 +194,10 @@ class HBF(GpuSsspBase):
             int, 0, "the iteration kernel's __launch_bounds__ minimum blocks per SM (caps its registers); the grid "
             "is one wave at the occupancy it really gets. 0: 8 with block_expansion (measured faster despite a few "
             "spills), else 4 (no spills)"),
+        "chunk_entries": Parameter(
+            int, 256, "block_expansion: frontier entries a block claims at a time, at most (fewer on a small "
+            "frontier); smaller chunks balance skewed degrees better, at a block scan per chunk",
+            choices=(32, 64, 128, 256)),
         "graphs": GRAPHS,
     }
     cu_file = "hbf.cu"
@@ -237,7 +245,7 @@ class HBF(GpuSsspBase):
         cp, graph, dgraph = self.cp, self.graph, self.dgraph
         n, m = graph.n, graph.m
         params = self.params
-        options = (f"-DHBF_MIN_BLOCKS={self.blocks_per_sm}",)
+        options = (f"-DHBF_MIN_BLOCKS={self.blocks_per_sm}", f"-DHBF_CHUNK_ENTRIES={params['chunk_entries']}")
         if params["dynamic_parallelism"] == "child":
             options = (*CDP_OPTIONS, *options)
         try:  # child: relocatable device code linked with the device runtime (cudadevrt)
