@@ -1,5 +1,5 @@
 """The GPU BFS comparators of BFS-4K's Table 2 without a GPU: registration, kind, parameters, availability, and
-that the Python side's status-word indices match the #defines of bfs_sweep.cuh."""
+that the Python side's status-word indices match the #defines of bfs_sweep.cuh; and bfs4k's head_degree rule."""
 
 from __future__ import annotations
 
@@ -7,14 +7,17 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sssp_bench import impls
 from sssp_bench.config import parse_config
 from sssp_bench.errors import ConfigError
+from sssp_bench.generators import generate
 from sssp_bench.gpu import runtime
 from sssp_bench.gpu.runtime import module_source
 from sssp_bench.impls import bfs_harish, bfs_vwarp
+from sssp_bench.impls.bfs4k import head_degree
 
 IMPLS = Path(bfs_harish.__file__).resolve().parent
 COMPARATORS = ["bfs-harish", "bfs-vwarp", "bfs-edge"]
@@ -89,11 +92,6 @@ def test_bfs4k_head_degree_tells_skewed_graphs_from_regular_ones():
     """bfs4k spreads a small multi-block frontier over every virtual warp only where a vertex reached through an
     arc has many out-arcs (head_degree >= spread_degree, 32 by default): a star's hub is reached through every leaf
     arc, a grid's vertices all have four neighbours. head_degree takes numpy as well as CuPy."""
-    import numpy as np
-
-    from sssp_bench.generators import generate
-    from sssp_bench.impls.bfs4k import head_degree
-
     star = generate("star:n=101")  # hub 0 with 100 leaves, both directions: (100 x 100 + 100 x 1) / 200
     assert head_degree(np, star, star.n) == pytest.approx(50.5)
     grid = generate("grid:rows=30,cols=30,seed=1")

@@ -179,7 +179,7 @@ def head_degree(cp, dgraph, n: int) -> float:
         return 0.0
     in_degrees = cp.bincount(dgraph.column_ids, minlength=n).astype(cp.int64)
     out_degrees = cp.diff(dgraph.row_offsets).astype(cp.int64)
-    return float((in_degrees * out_degrees[:n]).sum()) / m
+    return float((in_degrees * out_degrees).sum()) / m
 
 
 class Bfs4k(GpuBfsBase):
@@ -304,8 +304,7 @@ class Bfs4k(GpuBfsBase):
             flags |= F_HEAVY_CLAIM
         if p["deferred_flush"]:
             flags |= F_DEFERRED_FLUSH
-        self.head_degree = head_degree(cp, self.dgraph, n)
-        if self.head_degree >= p["spread_degree"]:
+        if head_degree(cp, self.dgraph, n) >= p["spread_degree"]:
             flags |= F_SPREAD
         if graph.m < NARROW_LIMIT and 32 * (int(degrees.max()) if n else 0) < NARROW_LIMIT:
             flags |= F_NARROW
