@@ -1,9 +1,9 @@
 """Benchmark (not a test): where Near-Far Pile's time goes on a graph, against its roofline floor.
 
     python benchmarks/near_far_probe.py [--graph SPEC] [--sources 10] [--deltas 0,x4,x32,60] [--workfront]
-                                        [--rounds] [--define NAME=VALUE]
+                                        [--refill 1,65536] [--rounds] [--define NAME=VALUE]
 
-For each variant (workfront, near-far at each delta): the median CUDA-event solve time over the sources (warm-up
+For each variant (workfront, near-far at each delta and refill_arcs): the median CUDA-event solve time over the sources (warm-up
 first, graph resident, fresh distances per solve), the rounds, and from a second counting pass the relax attempts
 per reached arc (the work beyond one pass) and the splits. Every solve is compared with the CPU reference on the
 first source. The floor is the roofline's relax pass (reached arcs x time per arc).
@@ -51,6 +51,7 @@ def timed_solves(implementation, sources):
 SPIN = r"""extern "C" __global__ void spin(long long cycles) {
     long long start = clock64(); while (clock64() - start < cycles) {} }"""
 SIZE_BINS = (0, 512, 8192, 65536, 524288, 1 << 62)
+LIST_ROUNDS = False  # --list-rounds
 
 
 def round_profile(name: str, params: dict, graph, source: int) -> None:
@@ -97,6 +98,8 @@ def round_profile(name: str, params: dict, graph, source: int) -> None:
     for low, high in zip(SIZE_BINS, SIZE_BINS[1:]):
         bins.append((f"[{low + 1}, {high}]" if high < SIZE_BINS[-1] else f"> {low}",
                      [us for arcs, us in rounds if low < arcs <= high]))
+    if LIST_ROUNDS:
+        print("    each round, input arcs:us  " + " ".join(f"{arcs}:{us:.0f}" for arcs, us in rounds))
     for label, inside in bins:
         if inside:
             print(f"    input arcs {label:<16} {len(inside):>4} rounds, {sum(inside):>8.0f} us, "
@@ -127,14 +130,18 @@ def main() -> int:
     parser.add_argument("--graph", action="append", default=None)
     parser.add_argument("--sources", type=int, default=10)
     parser.add_argument("--deltas", default="0")
+    parser.add_argument("--refill", default="1", help="refill_arcs values, comma-separated")
     parser.add_argument("--workfront", action="store_true")
     parser.add_argument("--rounds", action="store_true", help="time each round of the first source alone")
+    parser.add_argument("--list-rounds", action="store_true", help="with --rounds: every round's arcs and time")
     parser.add_argument("--define", action="append", default=[], help="NAME=VALUE: a -D for every kernel")
     args = parser.parse_args()
+    global LIST_ROUNDS
+    LIST_ROUNDS = args.list_rounds
     runtime.COMPILE_OPTIONS = (*runtime.COMPILE_OPTIONS, *(f"-D{define}" for define in args.define))
     graphs = args.graph or ["rmat:n=3000000,m=20000000,directed=false,seed=1",
                             "random:n=2000000,m=128000000,directed=false,seed=1"]
-    print(f"{'graph':<10} {'variant':<16} {'median ms':>9} {'floor ms':>8} {'eff':>6} {'rounds':>6} "
+    print(f"{'graph':<10} {'variant':<20} {'median ms':>9} {'floor ms':>8} {'eff':>6} {'rounds':>6} "
           f"{'attempts/arc':>12} {'splits':>6}")
     for spec in graphs:
         graph = generate(spec)
@@ -147,10 +154,12 @@ def main() -> int:
         floor = reached_arcs * per_arc_s
         variants = [("workfront", {})] if args.workfront else []
         deltas = [delta_value(graph, delta) for delta in args.deltas.split(",")]
+        near_far = [("near-far", {"delta": delta, "refill_arcs": int(refill)})
+                    for delta in deltas for refill in args.refill.split(",")]
         if args.rounds:
-            for name, params in variants + [("near-far", {"delta": delta}) for delta in deltas]:
+            for name, params in variants + near_far:
                 round_profile(name, params, graph, sources[0])
-        variants += [("near-far", {"delta": delta}) for delta in deltas]
+        variants += near_far
         for name, params in variants:
             implementation = impls.get(name)(**params)
             implementation.prepare(graph)
@@ -162,8 +171,8 @@ def main() -> int:
             counters = counting.solve(sources[0]).counters
             counting.teardown()
             median = statistics.median(times)
-            label = name if name == "workfront" else f"nf d={counters.get('delta')}"
-            print(f"{spec.split(':')[0]:<10} {label:<16} {median * 1e3:>9.3f} {floor * 1e3:>8.3f} "
+            label = name if name == "workfront" else f"nf d={counters.get('delta')} r={params['refill_arcs']}"
+            print(f"{spec.split(':')[0]:<10} {label:<20} {median * 1e3:>9.3f} {floor * 1e3:>8.3f} "
                   f"{floor / median:>6.1%} {statistics.median(rounds):>6.0f} "
                   f"{counters['relax_attempts'] / max(reached_arcs, 1):>12.2f} {counters.get('splits', 0):>6}",
                   flush=True)

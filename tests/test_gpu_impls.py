@@ -222,6 +222,28 @@ def test_near_far_delta_values_give_the_same_distances(spec):
     assert any(counters["splits"] > 0 for _, counters in runs[1])
 
 
+@pytest.mark.parametrize("spec", ["rmat:n=4096,m=65536,seed=3", "grid:rows=30,cols=40,seed=5", "road:n=3000,seed=10"])
+def test_near_far_refilling_a_small_near_queue_early_gives_the_same_distances(spec):
+    graph = generate(spec)
+    sources = some_sources(graph, 3)
+    splits = {}
+    # 1: split only when the near queue is empty; 64: also when it holds a few vertices; 2^40: after every round
+    # that leaves anything on the far pile
+    for refill_arcs in (1, 64, 2**40):
+        implementation = impls.get("near-far")(delta=1, refill_arcs=refill_arcs)
+        implementation.prepare(graph)
+        try:
+            splits[refill_arcs] = 0
+            for source in sources:
+                result = implementation.solve(source)
+                compared = compare(reference_distances(graph, source), canonical_distances(result))
+                assert compared.ok, f"near-far refill_arcs={refill_arcs} on {spec} from {source}: {compared.message}"
+                splits[refill_arcs] += result.counters["splits"]
+        finally:
+            implementation.teardown()
+    assert all(count > 0 for count in splits.values())
+
+
 @pytest.mark.parametrize("name", QUEUE_IMPLEMENTATIONS)
 @pytest.mark.parametrize("spec", ["chain:n=700,seed=6", "grid:rows=40,cols=40,seed=19"])
 def test_graph_replays_batched_launches_and_one_round_per_readback_agree(name, spec):

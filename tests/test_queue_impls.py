@@ -37,7 +37,8 @@ def test_both_are_registered_gpu_implementations():
     wf, nf = registry["workfront"], registry["near-far"]
     assert wf.device == nf.device == "gpu" and wf.kind == nf.kind == "sssp"
     assert wf.negative_weights and not nf.negative_weights
-    assert set(nf.parameters) == {"count_relaxations", "delta", "graphs"} and nf.parameters["delta"].default == 0
+    assert set(nf.parameters) == {"count_relaxations", "delta", "refill_arcs", "graphs"}
+    assert nf.parameters["delta"].default == 0
     assert set(wf.parameters) == {"count_relaxations", "graphs"} and wf.parameters["graphs"].default is True
     for cls in (wf, nf):
         assert (IMPLS / cls.cu_file).is_file() and cls.description
@@ -51,6 +52,12 @@ def test_delta_is_validated():
         near_far.NearFarPile(delta=-1)
     with pytest.raises(ConfigError, match="int"):
         near_far.NearFarPile(delta=1.5)
+
+
+def test_refill_arcs_is_validated():
+    assert near_far.NearFarPile(refill_arcs=4096).params["refill_arcs"] == 4096
+    with pytest.raises(ConfigError, match="refill_arcs must be a positive int64"):
+        near_far.NearFarPile(refill_arcs=0)
 
 
 def test_automatic_delta_is_a_factor_times_average_weight_over_average_degree():

@@ -4,10 +4,12 @@
 // others. Each round: (1) `near_far_advance` advances the near queue with the load-balanced advance of
 // advance.cuh; an improved vertex goes to the next near queue when its new distance is below T, else onto the
 // far pile (each once: round stamps for the near queue, epoch stamps for the far pile); (2) when that left the
-// near queue empty, T rises and `near_far_split` splits the far pile (otherwise it does nothing): entries whose
-// distance fell below the old T are stale (they were queued near when they fell, and settled) and dropped,
-// those below the new T form the next near queue, the rest the next far pile. T rises by delta, or by a
-// multiple of delta straight to the bucket of the smallest distance pushed onto the far pile, so empty
+// near queue empty (Davidson et al.'s rule), or with fewer arcs than `refill_arcs` (a round that small costs
+// the same latency however little it holds), T rises and `near_far_split` splits the far pile (otherwise it
+// does nothing): entries whose distance fell below the old T are stale (they were queued near when they fell,
+// this round or before) and dropped, those below the new T join the next near queue (none of them is there
+// already: the advance queues near only below the old T), the rest form the next far pile. T rises by delta,
+// or by a multiple of delta straight to the bucket of the smallest distance pushed onto the far pile, so empty
 // buckets cost nothing (the minimum is kept as pushes happen; distances only fall, so it bounds the pile's
 // true minimum from above and the jump never skips past a vertex that still needs work: anything below the
 // new T goes near).
@@ -79,7 +81,7 @@ near_far_advance(const offset_t* __restrict__ row_offsets, const vertex_t* __res
                  const weight_t* __restrict__ weights, int unit_weights, dist_t* dist, vertex_t* vertices,
                  long long* starts, int* tile_first, int* stamps, vertex_t* piles, long long n,
                  long long tiles_per_queue, word_t* words, int shift, long long round_offset, long long delta,
-                 int count_relaxations) {
+                 long long refill_arcs, int count_relaxations) {
     __shared__ int last_block;
     long long round = (long long)words[NF_BASE] + round_offset;  // nobody writes NF_BASE during a round
     word_t* current = nf_slot(words, round);
@@ -120,7 +122,8 @@ near_far_advance(const offset_t* __restrict__ row_offsets, const vertex_t* __res
     word_t near_out = atomicAdd(&next[NF_NEAR], 0ULL);
     word_t far_count = atomicAdd(&current[NF_FAR_COUNT], 0ULL);
     word_t far_min = atomicMin(&current[NF_FAR_MIN], (word_t)DIST_INF);
-    if (near_out != 0ULL || far_count == 0ULL) {  // no split: carry the far pile and T forward
+    // refill_arcs >= 1, and every queued vertex has an arc: with 1, a split exactly when the near queue is empty
+    if (far_count == 0ULL || packed_arcs(near_out, shift) >= refill_arcs) {  // no split: carry far and T forward
         next[NF_FAR_COUNT] = far_count;
         next[NF_FAR_MIN] = far_min;
         next[NF_THRESHOLD] = (word_t)threshold;
@@ -154,7 +157,6 @@ extern "C" __global__ void near_far_split(const offset_t* __restrict__ row_offse
     const vertex_t* pile = piles + (epoch & 1) * n;
     vertex_t* kept = piles + ((epoch + 1) & 1) * n;
     long long out = (round + 1) & 1;
-    int near_stamp = (int)(round + 1);  // the advance pushed nothing near, so no vertex holds this stamp yet
     int far_stamp = (int)(epoch + 2);
     long long stride = (long long)gridDim.x * WF_TILE;
     for (long long base = (long long)blockIdx.x * WF_TILE; base < far_count; base += stride) {  // block-uniform
@@ -174,12 +176,15 @@ extern "C" __global__ void near_far_split(const offset_t* __restrict__ row_offse
                 dist_t d = dist[v];
                 vs[item] = v;
                 ds[item] = d;
+                // No claims (atomics) here: the pile holds each vertex once (its far stamp), and only vertices
+                // below the old T went near this round. A kept vertex's stamp is stored for the next advance.
                 if (d >= old_threshold) {  // below it: stale, settled through the near queue
                     if (d < new_threshold) {
-                        degrees[item] = out_degree(row_offsets, v);
-                        want_near[item] = claim(stamps, v, near_stamp);
+                        degrees[item] = out_degree(row_offsets, v);  // > 0: only such vertices are piled
+                        want_near[item] = true;
                     } else {
-                        want_far[item] = claim(stamps + n, v, far_stamp);
+                        stamps[n + v] = far_stamp;
+                        want_far[item] = true;
                     }
                 }
             }

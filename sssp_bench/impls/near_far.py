@@ -12,6 +12,10 @@ by adopting two queues similarly to the Delta-Stepping algorithm". Here (`near_f
   below the old T are stale (they went through the near queue when they fell) and are dropped; those below
   the new T form the next near queue; the rest the next far pile. T rises by delta, or by the multiple of
   delta that reaches the bucket of the far pile's smallest pushed distance, so empty buckets cost no rounds.
+- refill_arcs (default 4096, not in Davidson et al.): a round that leaves fewer arcs than this in the near queue
+  splits the far pile then, not only when the near queue is empty; such a round costs its latency however little
+  it holds. 1 is Davidson et al.'s rule. The split needs no atomics: the pile holds each vertex once, and the
+  advance queued near only vertices below the old T, which the split drops as stale.
 - The last block of each advance decides whether a split follows (it sees the final near-queue size), so the
   rounds run from the device and the host reads the status words back once per batch of up to 16 rounds (once
   per round with count_relaxations), each batch a CUDA graph replay as in `workfront` (parameter `graphs`).
@@ -39,6 +43,20 @@ Where the time goes (benchmarks/near_far_probe.py --rounds; H200, R-MAT 3Mv.20Me
 (a chain of dependent memory accesses and two launches). A persistent kernel, every round in one cooperative
 launch with a grid barrier between rounds, measured slower (2.76 against 2.55 ms on R-MAT, 3.76 against 3.49 ms
 on random 2Mv.128Me) and was not kept. benchmarks/measured/2026-11-22-h200-near-far/rmat-rounds-profile.txt.
+
+refill_arcs, measured (H200, median of 10 sources, ms; benchmarks/measured/2026-11-23-h200-near-far/probes.txt):
+
+    graph             refill 1   4096    16384
+    rmat.3Mv.20Me     2.49       2.57    2.79    (2.2 relax attempts per reached arc at 16384 against 1.2)
+    kron scale 21     2.82       2.74    2.74
+    road n=2M         31.2       28.0    27.6
+    grid 1414 x 1414  41.2       31.9    31.3
+    random.2Mv.128Me  3.56       3.48    -       (an earlier run, the split still with atomics)
+
+On R-MAT the rounds are not what costs most: the big rounds relax ~18 G arcs/s against the floor pass's 56 G/s
+(per arc a distance read, and for an improving arc an atomicMin, a stamp claim and the pushed vertex's row
+offsets, all random L2 requests; ncu shows L2 up to 67% busy), and each bucket's last round pays a split of the
+whole far pile (up to ~150 us).
 
 Non-negative weights only: a graph with a negative weight is refused with UnsupportedGraphError (distances below
 T are final only when no arc weighs less than zero); use `workfront` or `lonestar` for those.
@@ -86,15 +104,18 @@ class NearFarPile(QueueAdvanceBase):
     name = "near-far"
     description = (
         "Davidson et al.'s Near-Far Pile (CuPy/CUDA): the Workfront Sweep's load-balanced advance on a near queue "
-        "(distance < threshold), a far pile for the rest, split when the near queue empties as the threshold rises "
-        "by delta (default C x average weight / average degree, C = 32 on sparse graphs, 4 on others); H-BF Table 2's "
-        "comparator. Non-negative weights."
+        "(distance < threshold), a far pile for the rest, split when the near queue empties (or holds fewer than "
+        "refill_arcs arcs) as the threshold rises by delta (default C x average weight / average degree, C = 32 on "
+        "sparse graphs, 4 on others); H-BF Table 2's comparator. Non-negative weights."
     )
     negative_weights = False
     parameters = {
         "count_relaxations": COUNT_RELAXATIONS,
-        "delta": Parameter(int, 0, "bucket width: the threshold's step; 0: C x average weight / average out-degree, C = 32 when the "
-                         "average out-degree is below 5, else 4"),
+        "delta": Parameter(int, 0, "bucket width: the threshold's step; 0: C x average weight / average out-degree, "
+                           "C = 32 when the average out-degree is below 5, else 4"),
+        "refill_arcs": Parameter(int, 4096, "a round that leaves fewer arcs than this in the near queue raises the "
+                                 "threshold and refills the queue from the far pile; 1: only an empty near queue "
+                                 "(Davidson et al.)"),
         "graphs": GRAPHS,
     }
     cu_file = "near_far.cu"
@@ -109,6 +130,9 @@ class NearFarPile(QueueAdvanceBase):
         delta = self.params["delta"]
         if not 0 <= delta < 2**63:
             raise ConfigError(f"{self.name}: delta must be 0 (automatic) or a positive int64, got {delta}")
+        refill_arcs = self.params["refill_arcs"]
+        if not 1 <= refill_arcs < 2**63:
+            raise ConfigError(f"{self.name}: refill_arcs must be a positive int64, got {refill_arcs}")
 
     def prepare(self, graph: CSRGraph) -> None:
         if graph.has_negative_weights():
@@ -134,7 +158,7 @@ class NearFarPile(QueueAdvanceBase):
                   np.int64(self.tiles_per_queue), self.words, np.int32(self.shift))
         return [
             (self._advance, (dgraph.row_offsets, dgraph.column_ids, weights, unit, self.dist, *common, round_offset,
-                             np.int64(self.delta), count)),
+                             np.int64(self.delta), np.int64(self.params["refill_arcs"]), count)),
             (self._split, (dgraph.row_offsets, self.dist, *common, round_offset)),
         ]
 
