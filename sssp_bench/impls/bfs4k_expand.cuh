@@ -268,9 +268,7 @@ __device__ void flush_queues(const Context& ctx, int (&queue)[BFS4K_Q], int coun
 // so every thread takes the same branch. After that barrier thread 0 clears the slot of round + 2: the slot of
 // round - 1, which every thread read before arriving at this barrier and nobody sets before the next one.
 // True (the same in every thread) when the single-block kernel stopped the level to hand it over.
-#ifndef BFS4K_FLUSH_AT
 #define BFS4K_FLUSH_AT (BFS4K_Q / 2)
-#endif
 #define ROUND_FLUSH 1u
 #define ROUND_STOP 2u
 template <class Source>
@@ -297,7 +295,7 @@ __device__ bool run_rounds(Source& source, Context& ctx) {
 #pragma unroll
         for (int step = 0; step < BFS4K_Q; ++step)
             if (heads[step] >= 0 && seen[step] == LEVEL_INF) admit_head(ctx, heads[step], queue, count);
-        unsigned bits = count >= BFS4K_FLUSH_AT ? ROUND_FLUSH : 0u;
+        unsigned bits = deferred && count >= BFS4K_FLUSH_AT ? ROUND_FLUSH : 0u;  // off: every round flushes
         if (ctx.single) {  // the frontier's out-arcs read this round, one shared atomic per warp
             unsigned sum = __reduce_add_sync(FULL_MASK, ctx.read_arcs);
             ctx.read_arcs = 0u;
@@ -406,9 +404,9 @@ struct VirtualWarpSource {
 
 // Section 5.4: edge-discover. A warp takes 32 frontier vertices (fewer on a small frontier: batch_span), scans
 // their degrees with shuffles and gives arc k of the chunk to lane k mod 32, found by a shuffle binary search over
-// the inclusive sums. Extended
-// variant: when the next 32 arcs all belong to the vertex that owned the previous step's last arc (a medium or
-// large degree), every lane takes it without searching. All 32 lanes of the warp call next_arc together.
+// the inclusive sums. Extended variant: when the next 32 arcs all belong to the vertex that owned the previous
+// step's last arc (a medium or large degree), every lane takes it without searching. All 32 lanes of the warp call
+// next_arc together.
 struct EdgeDiscoverSource {
     const int* frontier;
     long long size, span, chunk, chunk_stride, position, total;
