@@ -1,17 +1,18 @@
 """Benchmark (not a test): where Near-Far Pile's time goes on a graph, against its roofline floor.
 
     python benchmarks/near_far_probe.py [--graph SPEC] [--sources 10] [--deltas 0,x4,x32,60] [--workfront]
-                                        [--refill 1,65536] [--rounds] [--define NAME=VALUE]
+                                        [--refill 1,4096] [--rounds [--list-rounds]] [--define NAME=VALUE]
 
-For each variant (workfront, near-far at each delta and refill_arcs): the median CUDA-event solve time over the sources (warm-up
-first, graph resident, fresh distances per solve), the rounds, and from a second counting pass the relax attempts
-per reached arc (the work beyond one pass) and the splits. Every solve is compared with the CPU reference on the
-first source. The floor is the roofline's relax pass (reached arcs x time per arc).
+For each variant (workfront, near-far at each delta and each refill_arcs of --refill): the median CUDA-event
+solve time over the sources (warm-up first, graph resident, fresh distances per solve), the rounds, and from a
+second counting pass the relax attempts per reached arc (the work beyond one pass) and the splits. Every solve is
+compared with the CPU reference on the first source. The floor is the roofline's relax pass (reached arcs x time
+per arc).
 
 --define: a -D for every kernel compile (an experiment, e.g. WF_MIN_BLOCKS=5).
 --rounds: for the first source, each round alone (a one-round graph replay between two CUDA events, queued
 behind a spinning kernel so the host's launch gaps are not timed), summed by the size of the round's input
-queue in arcs: where the time of a solve goes, and what an empty round costs.
+queue in arcs: where the time of a solve goes, and what an empty round costs. --list-rounds: every round too.
 """
 
 from __future__ import annotations
@@ -51,11 +52,11 @@ def timed_solves(implementation, sources):
 SPIN = r"""extern "C" __global__ void spin(long long cycles) {
     long long start = clock64(); while (clock64() - start < cycles) {} }"""
 SIZE_BINS = (0, 512, 8192, 65536, 524288, 1 << 62)
-LIST_ROUNDS = False  # --list-rounds
 
 
-def round_profile(name: str, params: dict, graph, source: int) -> None:
-    """Each round of one solve timed alone; printed as a histogram over the input queue's arcs."""
+def round_profile(name: str, params: dict, graph, source: int, list_rounds: bool = False) -> None:
+    """Each round of one solve timed alone; printed as a histogram over the input queue's arcs (and with
+    list_rounds, every round's input arcs and time in order)."""
     from sssp_bench.impls import workfront
 
     cp = runtime.cupy_module()
@@ -98,7 +99,7 @@ def round_profile(name: str, params: dict, graph, source: int) -> None:
     for low, high in zip(SIZE_BINS, SIZE_BINS[1:]):
         bins.append((f"[{low + 1}, {high}]" if high < SIZE_BINS[-1] else f"> {low}",
                      [us for arcs, us in rounds if low < arcs <= high]))
-    if LIST_ROUNDS:
+    if list_rounds:
         print("    each round, input arcs:us  " + " ".join(f"{arcs}:{us:.0f}" for arcs, us in rounds))
     for label, inside in bins:
         if inside:
@@ -130,14 +131,13 @@ def main() -> int:
     parser.add_argument("--graph", action="append", default=None)
     parser.add_argument("--sources", type=int, default=10)
     parser.add_argument("--deltas", default="0")
-    parser.add_argument("--refill", default="1", help="refill_arcs values, comma-separated")
+    parser.add_argument("--refill", default=str(impls.get("near-far").parameters["refill_arcs"].default),
+                        help="refill_arcs values, comma-separated (default: near-far's)")
     parser.add_argument("--workfront", action="store_true")
     parser.add_argument("--rounds", action="store_true", help="time each round of the first source alone")
     parser.add_argument("--list-rounds", action="store_true", help="with --rounds: every round's arcs and time")
     parser.add_argument("--define", action="append", default=[], help="NAME=VALUE: a -D for every kernel")
     args = parser.parse_args()
-    global LIST_ROUNDS
-    LIST_ROUNDS = args.list_rounds
     runtime.COMPILE_OPTIONS = (*runtime.COMPILE_OPTIONS, *(f"-D{define}" for define in args.define))
     graphs = args.graph or ["rmat:n=3000000,m=20000000,directed=false,seed=1",
                             "random:n=2000000,m=128000000,directed=false,seed=1"]
@@ -158,7 +158,7 @@ def main() -> int:
                     for delta in deltas for refill in args.refill.split(",")]
         if args.rounds:
             for name, params in variants + near_far:
-                round_profile(name, params, graph, sources[0])
+                round_profile(name, params, graph, sources[0], args.list_rounds)
         variants += near_far
         for name, params in variants:
             implementation = impls.get(name)(**params)
