@@ -6,6 +6,7 @@ a GPU machine:
     python3 benchmarks/hbf_probe.py --graphs road --sources 5 --variants all-on,all-off
     python3 benchmarks/hbf_probe.py --graphs msdoor,flickr      # a catalog name: its synthetic stand-in,
                                                                 # weighted as configs/hbf-table2.yaml weights it
+    python3 benchmarks/hbf_probe.py --define WF_MIN_BLOCKS=5    # a -D for every kernel (an experiment)
 
 MTEPS = arcs out of the vertices a source reaches / median solve time / 1e6 (the H-BF paper's Table 2 unit; its
 H-BF row on a GTX 780: rmat.3Mv.20Me 201, USA-road-d.CAL 6.4). Not a benchmark run (no manifest, no
@@ -26,6 +27,7 @@ from sssp_bench.gpu import runtime
 from sssp_bench.impls import canonical_distances
 from sssp_bench.impls import hbf as hbf_module
 from sssp_bench.impls.hbf import HBF
+from sssp_bench.impls import workfront as workfront_module
 from sssp_bench.impls.lonestar import LoneStar
 from sssp_bench.impls.workfront import WorkfrontSweep
 from sssp_bench.weights import apply_weights
@@ -37,8 +39,9 @@ GRAPHS = {
     "kron": "kron:scale=21,seed=1",
 }
 OFF = {"edge_classification": False, "dedup64": False, "coalesced_enqueue": False, "virtual_warps": False,
-       "cache_hints": False, "dynamic_parallelism": "off", "block_expansion": False}
-PAPER = {"block_expansion": False}  # the paper's expansion: dynamic virtual warps
+       "cache_hints": False, "dynamic_parallelism": "off", "block_expansion": False,
+       "grid_expansion": "off"}
+PAPER = {"block_expansion": False, "grid_expansion": "off"}  # the paper's expansion: dynamic virtual warps
 VARIANTS = {
     "all-on": ("hbf", {}),
     "all-on-tdp64": ("hbf", {"tdp": 64}),
@@ -71,6 +74,11 @@ VARIANTS = {
     "+cooperative": ("hbf", {**OFF, "dynamic_parallelism": "cooperative"}),
     "+child": ("hbf", {**OFF, "dynamic_parallelism": "child"}),
     "+block": ("hbf", {**OFF, "block_expansion": True}),
+    "+dedup64+grid": ("hbf", {**OFF, "dedup64": True, "grid_expansion": "on"}),
+    "all-on-grid": ("hbf", {"grid_expansion": "on"}),
+    "all-on-block": ("hbf", {"grid_expansion": "off"}),
+    "all-on-grid-no-classify": ("hbf", {"grid_expansion": "on", "edge_classification": False}),
+    "all-on-grid-no-hints": ("hbf", {"grid_expansion": "on", "cache_hints": False}),
     **{f"all-on-chunk{c}": ("hbf", {"chunk_entries": c}) for c in (32, 64, 128)},
     **{f"all-on-chunk{c}-tdp1024": ("hbf", {"chunk_entries": c, "tdp": 1024}) for c in (32, 64, 128)},
     "workfront": ("workfront", {}),
@@ -110,7 +118,11 @@ def time_variant(name: str, params: dict, graph, sources: list[int], reference: 
             if reference is not None and not np.array_equal(reference[source], distances):
                 return None, f"distances differ from the first variant's from source {source}", None
             iterations = result.counters.get("iterations")
-        note = f"grid {implementation.iteration_blocks} blocks" if name == "hbf" else ""
+        note = ""
+        if name == "hbf":
+            expansion = "grid expansion" if implementation.grid else "iteration kernel"
+            blocks = implementation.grid_blocks if implementation.grid else implementation.iteration_blocks
+            note = f"{expansion}: {blocks} blocks"
         return (statistics.median(times), prepare_s, iterations), note, results
     finally:
         implementation.teardown()
@@ -143,7 +155,14 @@ def main() -> None:
                         "(the status words are read back once per batch)")
     parser.add_argument("--counters", action="store_true", help="also one counted solve per variant: attempts per "
                         "reached arc and frontier sizes")
+    parser.add_argument("--define", action="append", default=[], help="NAME=VALUE: a -D for every kernel compile "
+                        "(an experiment, e.g. HBF_CHUNK_ENTRIES=64)")
+    parser.add_argument("--workfront-batch-sizes", default=None, help="workfront's rounds per batch, e.g. 16")
     arguments = parser.parse_args()
+    if arguments.workfront_batch_sizes:
+        workfront_module.BATCH_SIZES = tuple(int(size) for size in arguments.workfront_batch_sizes.split(","))
+        print(f"workfront batch sizes: {workfront_module.BATCH_SIZES}")
+    runtime.COMPILE_OPTIONS = (*runtime.COMPILE_OPTIONS, *(f"-D{define}" for define in arguments.define))
     if arguments.batch_sizes:
         hbf_module.BATCH_SIZES = tuple(int(size) for size in arguments.batch_sizes.split(","))
         print(f"hbf batch sizes: {hbf_module.BATCH_SIZES}")

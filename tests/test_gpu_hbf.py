@@ -28,14 +28,18 @@ from gpu_battery import (  # noqa: F401
 pytestmark = pytest.mark.gpu
 
 ALL_OFF = {"edge_classification": False, "dedup64": False, "coalesced_enqueue": False, "virtual_warps": False,
-           "cache_hints": False, "dynamic_parallelism": "off", "block_expansion": False}
-PAPER = {"block_expansion": False}  # the paper's expansion: dynamic virtual warps
+           "cache_hints": False, "dynamic_parallelism": "off", "block_expansion": False,
+           "grid_expansion": "off"}
+PAPER = {"block_expansion": False, "grid_expansion": "off"}  # the paper's expansion: dynamic virtual warps
 CONFIGS = {
-    "all-on": {},
+    "all-on": {},  # the grid expansion where some vertex is above tdp, the block expansion elsewhere
+    "all-on-block": {"grid_expansion": "off"},
     "all-on-tdp64": {"tdp": 64},
     "all-on-child-tdp64": {"dynamic_parallelism": "child", "tdp": 64},
     "all-on-chunk32-tdp64": {"chunk_entries": 32, "tdp": 64},
     "all-on-chunk128": {"chunk_entries": 128},
+    "all-on-grid": {"grid_expansion": "on"},
+    "all-on-grid-plain-launches": {"grid_expansion": "on", "graphs": False},
     "paper-all-on": PAPER,
     "paper-all-on-child-tdp64": {**PAPER, "dynamic_parallelism": "child", "tdp": 64},
     "paper-plain-launches-vpw3": {**PAPER, "graphs": False, "vertices_per_vw": 3, "blocks_per_sm": 2},
@@ -49,6 +53,7 @@ CONFIGS = {
     "only-cooperative-tdp64": {**ALL_OFF, "dynamic_parallelism": "cooperative", "tdp": 64},
     "only-child-tdp64": {**ALL_OFF, "dynamic_parallelism": "child", "tdp": 64},
     "only-block-expansion": {**ALL_OFF, "block_expansion": True},
+    "only-grid-expansion": {**ALL_OFF, "dedup64": True, "grid_expansion": "on"},  # needs dedup64
 }
 
 
@@ -179,7 +184,8 @@ def test_vertices_above_the_dynamic_parallelism_threshold(config):
     check_against_reference(negative, some_sources(negative, 2), **params)
 
 
-@pytest.mark.parametrize("config", ["all-on", "all-on-tdp64", "all-off", "only-dedup64", "all-on-child-tdp64"])
+@pytest.mark.parametrize("config", ["all-on", "all-on-tdp64", "all-off", "only-dedup64", "all-on-child-tdp64",
+                                    "all-on-grid", "only-grid-expansion"])
 def test_counters(config):
     graph = generate("rmat:n=2048,m=16384,seed=16")
     implementation = prepared(graph, count_relaxations=True, **CONFIGS[config])

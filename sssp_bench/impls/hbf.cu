@@ -33,12 +33,13 @@
 //                  order, a thread finding its entry by binary search, so no lane idles on a short list and the
 //                  column reads are coalesced across entries (the load balance of the Workfront Sweep's advance,
 //                  within a block, without carrying degree prefix sums in the frontier).
+// The grid expansion (ours, for Hopper) is not a flag but its own kernels, hbf_grid_*: see "grid expansion" below.
 //
 // Iterations are driven from the device: iteration i = words[HBF_BASE] + the kernel's round argument, its input
 // frontier is frontiers[i % 2] with words[HBF_QUEUE0 + i % 3] entries, its output frontiers[(i + 1) % 2] counted
 // in words[HBF_QUEUE0 + (i + 1) % 3]; it zeroes words[HBF_QUEUE0 + (i + 2) % 3] (iteration i - 1's input, which
 // iteration i + 1 fills). So the host can launch iterations in batches without reading sizes back (CUDA graphs
-// captured once, replayed in batches of 1 to 64 iterations, each ending with hbf_bump_base); iterations after
+// captured once, replayed in batches of 16 to 64 iterations, each ending with hbf_bump_base); iterations after
 // the frontier emptied do nothing. An iteration number reaching the cap (n) with a non-empty frontier sets
 // HBF_CAPPED instead of running (a reachable negative cycle; it also keeps the packed tags below all-ones).
 //
@@ -55,7 +56,7 @@
 // counters, the heavy-list and child counters by iteration parity (iteration i zeroes the pair i - 1 used), the
 // overflow flag, the iteration base, the count of iterations with a non-empty frontier, the cap flag, and the block
 // expansion's three rotating chunk counters (iteration i zeroes the one i - 1 used).
-#include "common.cuh"
+#include "advance.cuh"  // common.cuh, and the packed queues of the grid expansion
 
 #define HBF_BLOCK 256
 #define HBF_WARPS (HBF_BLOCK / 32)
@@ -294,29 +295,36 @@ __device__ __forceinline__ HbfEnqueue hbf_enqueue(vertex_t* next, word_t* counte
     return out;
 }
 
-// One arc e out of a vertex at distance du: its class, the relaxation, the push (warp-collective: every lane of
-// the warp calls it together; `active` false for lanes without an arc this step).
+// One arc e out of a vertex at distance du: its class and the relaxation. Returns true when the head (*head) must
+// join the next frontier.
+__device__ __forceinline__ bool hbf_arc(const HbfContext& c, offset_t e, dist_t du, bool source_arcs,
+                                        bool source_fresh, vertex_t* head, unsigned long long& attempts,
+                                        unsigned long long& improvements) {
+    vertex_t raw = hbf_column(c, e);
+    unsigned kind = HBF_NORMAL;
+    vertex_t v = raw;
+    if (c.flags & HBF_CLASSIFY) {
+        kind = (unsigned)raw >> HBF_CLASS_SHIFT;
+        v = raw & HBF_ID_MASK;
+    }
+    *head = v;
+    if (kind >= HBF_SINK) return false;
+    bool improved = false;
+    bool plain = kind == HBF_IN1 || (source_arcs && source_fresh);
+    bool want = hbf_relax(c, v, du, hbf_weight(c, e), plain, plain && source_arcs, &improved);
+    ++attempts;
+    improvements += improved ? 1ULL : 0ULL;
+    return want;
+}
+
+// hbf_arc, then the push (warp-collective: every lane of the warp calls it together; `active` false for lanes
+// without an arc this step).
 __device__ __forceinline__ void hbf_step(const HbfContext& c, HbfEnqueue& out, bool active, offset_t e, dist_t du,
                                          bool source_arcs, bool source_fresh, unsigned long long& attempts,
                                          unsigned long long& improvements) {
     bool want = false;
     vertex_t v = 0;
-    if (active) {
-        vertex_t raw = hbf_column(c, e);
-        unsigned kind = HBF_NORMAL;
-        v = raw;
-        if (c.flags & HBF_CLASSIFY) {
-            kind = (unsigned)raw >> HBF_CLASS_SHIFT;
-            v = raw & HBF_ID_MASK;
-        }
-        if (kind < HBF_SINK) {
-            bool improved = false;
-            bool plain = kind == HBF_IN1 || (source_arcs && source_fresh);
-            want = hbf_relax(c, v, du, hbf_weight(c, e), plain, plain && source_arcs, &improved);
-            ++attempts;
-            improvements += improved ? 1ULL : 0ULL;
-        }
-    }
+    if (active) want = hbf_arc(c, e, du, source_arcs, source_fresh, &v, attempts, improvements);
     out.push(want, v);
 }
 
@@ -682,6 +690,137 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_heavy(HBF_COMMON_ARG
         __syncthreads();  // the shared arrays are rewritten for the next piece
     }
     out.finish(s_fill);
+    hbf_add_counts(c, attempts, improvements);
+}
+
+// --- grid expansion (ours, for Hopper) ----------------------------------------------------------------------------
+//
+// The Workfront Sweep's load balance (advance.cuh) under H-BF's relax: each frontier entry carries the exclusive
+// prefix sum of the frontier's out-degrees (`starts`, written by block-aggregated pushes that reserve slots and
+// arcs with ONE atomicAdd on a packed (entries << shift | arcs) queue word), so an iteration cuts the frontier's
+// arcs into tiles of WF_TILE and every thread of the grid relaxes WF_ITEMS arcs whatever the degrees: no chunk of
+// long lists holds a block up, and no vertex needs dynamic parallelism. Needs dedup64: a frontier then holds each
+// vertex once, so it never has more than n entries and m arcs (the bounds of the packed word). Only vertices
+// with out-arcs are queued. The frontier's half h (iteration & 1) is frontiers/starts + h * capacity and
+// tile_first + h * tiles_per_queue.
+
+// One arc of the grid expansion: hbf_arc, and the head's out-degree when it joins the next frontier (a head
+// without out-arcs has nothing to relax and is not queued). Returns whether the head is pushed.
+__device__ __forceinline__ bool hbf_grid_arc(const HbfContext& c, offset_t e, dist_t du, bool source_arcs,
+                                             bool source_fresh, vertex_t* head, long long* degree,
+                                             unsigned long long& attempts, unsigned long long& improvements) {
+    if (!hbf_arc(c, e, du, source_arcs, source_fresh, head, attempts, improvements)) return false;
+    *degree = (long long)(hbf_offset(c, *head + 1) - hbf_offset(c, *head));
+    return *degree > 0;
+}
+
+// Iteration 0 without edge classification: the source as the frontier's only entry, owning every tile of its arcs.
+extern "C" __global__ void hbf_grid_init(word_t* words, long long* starts, int* tile_first, int shift,
+                                         long long source_degree) {
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k * WF_TILE < source_degree; k += stride) {
+        tile_first[k] = 0;
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        starts[0] = 0;
+        words[HBF_QUEUE0] = (1ULL << shift) | (word_t)source_degree;  // hbf_init counted the entry alone
+    }
+}
+
+// Iteration 0 with edge classification (hbf_source's job): the source's arcs written directly, in tiles of
+// WF_TILE arcs dealt to the blocks, their heads pushed into frontier half 1.
+extern "C" __global__ void __launch_bounds__(WF_BLOCK) hbf_grid_source(
+    HBF_COMMON_ARGS, vertex_t* frontiers, long long* starts, int* tile_first, long long tiles_per_queue, int shift,
+    vertex_t source, int fresh) {
+    __shared__ word_t s_warp[WF_WARPS];
+    HbfContext c = HBF_CONTEXT(0);
+    offset_t start = hbf_offset(c, source);
+    long long degree = hbf_offset(c, source + 1) - start;
+    unsigned long long attempts = 0ULL, improvements = 0ULL;
+    for (long long low = (long long)blockIdx.x * WF_TILE; low < degree; low += (long long)gridDim.x * WF_TILE) {
+        bool want[WF_ITEMS];
+        vertex_t heads[WF_ITEMS];
+        long long degrees[WF_ITEMS];
+#pragma unroll
+        for (int item = 0; item < WF_ITEMS; ++item) {
+            long long t = low + item * WF_BLOCK + threadIdx.x;
+            want[item] = t < degree && hbf_grid_arc(c, start + t, 0LL, true, fresh != 0, &heads[item],
+                                                    &degrees[item], attempts, improvements);
+        }
+        block_push_entries(want, heads, degrees, &words[hbf_queue_word(1)], shift, frontiers + capacity,
+                           starts + capacity, tile_first + tiles_per_queue, s_warp);
+        __syncthreads();  // s_warp is reused by the next tile's push
+    }
+    hbf_add_counts(c, attempts, improvements);
+}
+
+// One frontier propagation step with the grid expansion: block b takes tiles b, b + gridDim.x, ... of the
+// frontier's arcs; it loads the tile's entries (row offset, vertex) into shared memory, and each thread relaxes
+// WF_ITEMS arcs (coalesced, strided by the block), finding its entry by binary search there. The tail's
+// distance is read per arc, as the block expansion does, so an improvement made earlier in the iteration is used
+// at once: read once per entry and tile (as the Workfront Sweep does), the msdoor stand-in took 11.5 ms instead
+// of 8.1 and circuit5M_dc's 4.8 instead of 3.7, the power-law stand-ins the same within 5% (H200, 10 sources).
+// The counters bookkeeping is hbf_iteration's.
+extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) hbf_grid_iteration(
+    HBF_COMMON_ARGS, vertex_t* frontiers, long long* starts, int* tile_first, long long tiles_per_queue, int shift,
+    int round_offset, long long cap) {
+    __shared__ int s_start[WF_TILE + 1];       // entry start relative to the tile (0 for the first entry)
+    __shared__ long long s_base[WF_TILE + 1];  // row offset - start: frontier arc t is CSR arc s_base + t
+    __shared__ vertex_t s_vertex[WF_TILE + 1];
+    __shared__ word_t s_warp[WF_WARPS];
+    int iteration = hbf_iteration_index(words, round_offset);
+    word_t in_packed = words[hbf_queue_word(iteration)];
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        words[hbf_queue_word(iteration + 2)] = 0ULL;  // iteration - 1's input, which iteration + 1 fills
+        if (in_packed != 0ULL) words[iteration >= cap ? HBF_CAPPED : HBF_ROUNDS] += 1ULL;
+    }
+    if (in_packed == 0ULL || iteration >= cap) return;  // block-uniform: every thread returns
+    HbfContext c = HBF_CONTEXT(iteration);
+    long long in = iteration & 1, out = in ^ 1;
+    const vertex_t* in_vertices = frontiers + in * capacity;
+    const long long* in_starts = starts + in * capacity;
+    const int* in_tiles = tile_first + in * tiles_per_queue;
+    long long entries_total = packed_entries(in_packed, shift);
+    long long arcs_total = packed_arcs(in_packed, shift);
+    long long tiles = (arcs_total + WF_TILE - 1) / WF_TILE;
+    unsigned long long attempts = 0ULL, improvements = 0ULL;
+    for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {  // block-uniform
+        long long low = tile * WF_TILE;
+        long long high = hbf_min(low + WF_TILE, arcs_total);
+        int first = in_tiles[tile];
+        int last = high < arcs_total ? in_tiles[tile + 1] : (int)(entries_total - 1);
+        int entries = last - first + 1;
+        for (int j = threadIdx.x; j < entries; j += WF_BLOCK) {
+            vertex_t u = hbf_frontier_entry(in_vertices, first + j, flags);
+            long long start = in_starts[first + j];
+            s_start[j] = start > low ? (int)(start - low) : 0;
+            s_base[j] = (long long)hbf_offset(c, u) - start;
+            s_vertex[j] = u;
+        }
+        __syncthreads();
+        bool want[WF_ITEMS];
+        vertex_t heads[WF_ITEMS];
+        long long degrees[WF_ITEMS];
+#pragma unroll
+        for (int item = 0; item < WF_ITEMS; ++item) {
+            int relative = item * WF_BLOCK + threadIdx.x;
+            long long t = low + relative;
+            want[item] = false;
+            if (t < high) {
+                int a = 0, b = entries - 1;  // the last entry starting at or before t
+                while (a < b) {
+                    int middle = (a + b + 1) >> 1;
+                    if (s_start[middle] <= relative) a = middle; else b = middle - 1;
+                }
+                want[item] = hbf_grid_arc(c, s_base[a] + t, hbf_distance(c, s_vertex[a]), false, false,
+                                          &heads[item], &degrees[item], attempts, improvements);
+            }
+        }
+        block_push_entries(want, heads, degrees, &words[hbf_queue_word(iteration + 1)], shift,
+                           frontiers + out * capacity, starts + out * capacity, tile_first + out * tiles_per_queue,
+                           s_warp);
+        __syncthreads();  // the shared arrays are rewritten for the next tile
+    }
     hbf_add_counts(c, attempts, improvements);
 }
 

@@ -7,7 +7,7 @@ optimization is a parameter, all on by default:
   relaxes the out-arcs of the current frontier and enqueues the improved vertices into the next one.
   Iterations are driven from the device: each iteration's kernels read the frontier size and the iteration
   number from the status words and size their virtual warps there (a one-wave grid, grid-stride loops), so the
-  host launches iterations in batches of 1, 2, 4, ..., 64 (iterations after the frontier empties do nothing) and
+  host launches iterations in batches of 16, 32, 64, 64, ... (iterations after the frontier empties do nothing) and
   reads the status words back once per batch. A readback costs ~30-40 us and a Python launch ~15 us on an H200,
   more than a small iteration, so by default (`graphs`) each batch is one replay of a CUDA graph captured in
   prepare. With count_relaxations, one iteration per batch and plain launches (per-iteration counts); with
@@ -41,10 +41,11 @@ optimization is a parameter, all on by default:
   frontier size), clamped to [4, 32], recomputed by each iteration kernel on the device; a virtual warp takes a
   run of consecutive frontier entries: one while the frontier fits a wave of resident threads, more (up to the
   paper's 32) as it outgrows it (vertices_per_vw = 0), or a fixed run (`vertices_per_vw`, default 1: measured
-  faster on an H200 on R-MAT, Kronecker and random graphs; the grid-stride loop then covers the frontier). The grid is one wave of the iteration
-  kernel at its real occupancy (`blocks_per_sm`: its __launch_bounds__, which caps its registers). Off: one
+  faster on an H200 on R-MAT, Kronecker and random graphs; the grid-stride loop then covers the frontier). The
+  grid is one wave of the iteration kernel at its real occupancy (`blocks_per_sm`: its __launch_bounds__, which caps its registers). Off: one
   thread per frontier vertex.
-- `block_expansion` (ours, for Hopper; on by default, and it replaces the virtual warps when on): each block takes a
+- `block_expansion` (ours, for Hopper; on by default, and it replaces the virtual warps when on; the grid expansion
+  replaces it where that runs): each block takes a
   chunk of consecutive frontier entries (at most 256; fewer when the frontier is small, so that it spreads over the
   whole grid), scans their degrees in shared memory, and deals the chunk's arcs to its threads in order, a thread
   finding its entry by binary search; each arc reads its tail's distance beside its column id, so an improvement
@@ -62,6 +63,19 @@ optimization is a parameter, all on by default:
   block scan per chunk. H200, 10 sources, ms, chunk 256 -> 32 (with tdp 1024: 256 -> 32): flickr stand-in 1.42 ->
   1.08 (1.06 -> 0.92; workfront 0.79), kron scale 21 2.54 -> 2.17 (2.28 -> 2.13), but rmat.3Mv.20Me 2.65 -> 3.05
   (2.50 -> 2.88) and circuit5M_dc stand-in 2.80 -> 3.88; msdoor stand-in within 2%. So 256 stays the default.
+- `grid_expansion` (ours, for Hopper; "auto" by default): the Workfront Sweep's load balance over the whole grid.
+  Frontier entries carry the exclusive prefix sum of the frontier's out-degrees (advance.cuh's packed queues: a
+  block's pushes reserve slots and arcs with one atomicAdd on an (entries << shift | arcs) queue word), and each
+  iteration cuts the frontier's arcs into tiles of 512 dealt to the blocks, 2 arcs per thread whatever the
+  degrees; relaxations stay H-BF's (classes, packed words, the tail's distance read per arc). It replaces the
+  block expansion, the virtual warps and dynamic parallelism (no vertex is too heavy for it), and needs dedup64
+  (a frontier must hold each vertex once: at most n entries and m arcs). "on", "off", or "auto": on when dedup64
+  is and some vertex has more than `tdp` arcs, where dynamic parallelism would act (counter `grid_expansion`
+  says which ran). H200, 10 sources, all else on, block -> grid expansion: flickr stand-in 1.33 -> 0.77 ms,
+  wiki-Talk 0.97 -> 0.55, as-Skitter 1.90 -> 1.26, kron scale 21 2.77 -> 2.51 (workfront 0.80, 0.53, 1.29, 2.43:
+  the same kernel time, ncu on flickr 494 against 508 us), but rmat.3Mv.20Me 2.52 -> 3.33, msdoor stand-in 6.34
+  -> 8.06, circuit5M_dc 2.80 -> 3.68: without heavy vertices the block expansion's pushes (warp slots, no prefix
+  sums, no degree read behind the atomic) are cheaper than the tiles' bookkeeping.
 - `dynamic_parallelism` (section 5.3), for frontier vertices of degree > `tdp` (4096): "child" launches a child
   kernel per such vertex from the device (CUDA dynamic parallelism, CDP2: the module is compiled with -rdc=true
   and linked with cudadevrt; the parent never waits, the children relax and enqueue and the stream's next
@@ -98,7 +112,7 @@ from .gpu_common import (
     CumulativeCounts,
     GpuSsspBase,
 )
-from .workfront import GRAPHS
+from .workfront import GRAPHS, TILE
 
 # flags of hbf.cu
 CLASSIFY, DEDUP, COALESCE, HINTS, DP_COOP, DP_CHILD, COUNT, VWARPS, BLOCKX = 1, 2, 4, 8, 16, 32, 64, 128, 256
@@ -115,10 +129,14 @@ LIMIT_PENDING_LAUNCH_COUNT = 0x04
 CDP_OPTIONS = ("-rdc=true", "-DHBF_CDP")
 
 DYNAMIC_PARALLELISM = ("off", "child", "cooperative")
-BATCH_SIZES = (1, 2, 4, 8, 16, 32, 64)
-"""Iterations per batch (one status readback each, ~30-40 us): growing to 64 saved 6-9% on the high-diameter
-graphs against stopping at 16 (H200: 1.9M-vertex road 18.9 -> 17.3 ms, delaunay_n20 stand-in 4.56 -> 4.27 ms);
-iterations after the frontier empties cost a launch each (~2 us)."""
+GRID_EXPANSION = ("off", "on", "auto")
+BATCH_SIZES = (16, 32, 64)
+"""Iterations per batch (one status readback each, ~30-40 us of an idle GPU: the copy, the host's check, the next
+launch); iterations after the frontier empties cost a launch each (~2 us). Growing to 64 saved 6-9% on the
+high-diameter graphs against stopping at 16 (H200: 1.9M-vertex road 18.9 -> 17.3 ms, delaunay_n20 stand-in 4.56
+-> 4.27 ms). Starting at 16 instead of 1, 2, 4, 8 saves the first four readbacks for at most 15 empty iterations:
+H200, 10 sources, hbf defaults, 1 -> 16 first: flickr stand-in 0.84 -> 0.70 ms, wiki-Talk 0.57 -> 0.46, as-Skitter
+1.31 -> 1.21 (4 first: 0.71, 0.49, 1.30)."""
 
 
 def previous_power_of_two(value: int) -> int:
@@ -161,7 +179,8 @@ class HBF(GpuSsspBase):
     description = (
         "H-BF (Busato & Bombieri, Kepler) on CuPy/CUDA: frontier Bellman-Ford with edge classification, 64-bit "
         "atomic duplicate removal, coalesced warp enqueue, cache modifiers, dynamic virtual warps and dynamic "
-        "parallelism for heavy vertices (child kernels or a cooperative expansion). Negative weights OK."
+        "parallelism for heavy vertices (child kernels or a cooperative expansion); on Hopper by default a block- "
+        "or grid-wide load-balanced expansion instead. Negative weights OK."
     )
     parameters: ClassVar[dict[str, Parameter]] = {
         "count_relaxations": COUNT_RELAXATIONS,
@@ -181,6 +200,12 @@ class HBF(GpuSsspBase):
             bool, True, "ours, for Hopper (replaces virtual_warps when on): each block expands a chunk of frontier "
             "entries together, a block scan of their degrees dealing the chunk's arcs evenly to its threads; off: "
             "the paper's design"),
+        "grid_expansion": Parameter(
+            str, "auto", "ours, for Hopper (replaces block_expansion, virtual_warps and dynamic parallelism when on): "
+            "frontier entries carry the prefix sum of their out-degrees and each iteration deals the frontier's arcs "
+            "to the whole grid in equal tiles (the Workfront Sweep's load balance). 'on' needs dedup64; 'auto': on "
+            "when dedup64 is and some vertex has more than tdp arcs (where dynamic parallelism would act)",
+            choices=GRID_EXPANSION),
         "cache_hints": Parameter(bool, True, "__ldcs for frontier and offsets, __ldg for arcs, __ldcg for distances"),
         "dynamic_parallelism": Parameter(
             str, "cooperative", "frontier vertices of degree > tdp: 'child' kernels (CUDA dynamic parallelism), a "
@@ -215,8 +240,12 @@ class HBF(GpuSsspBase):
         if self.params["tdp"] < 1:
             raise ConfigError(f"{self.name} parameter 'tdp' must be at least 1, got {self.params['tdp']}")
         dedup = self.params["dedup64"]
+        if self.params["grid_expansion"] == "on" and not dedup:
+            raise ConfigError(f"{self.name} parameter 'grid_expansion' needs dedup64: true (its frontier entries carry "
+                              "degree prefix sums, so a frontier must hold each vertex at most once)")
+        self.grid = self.params["grid_expansion"] == "on"  # "auto" resolves in prepare, from the degrees
         # distances 8, packed words 8, frontiers 2 x 4, heavy list 4, parallel-arc flags 1, sinks ~12
-        self.per_vertex_bytes = 8 + (8 if dedup else 0) + 12 + 1 + 12
+        self.vertex_bytes_without_grid = 8 + (8 if dedup else 0) + 12 + 1 + 12
         # marked column ids 4, sink in-arcs up to 8; without dedup the frontiers and heavy list grow with m
         self.per_arc_bytes = (12 if self.params["edge_classification"] else 0) + (0 if dedup else 12)
 
@@ -239,6 +268,17 @@ class HBF(GpuSsspBase):
                     f"left beside the {self.tag_bits}-bit iteration number (n={graph.n}); set dedup64: false")
         else:
             self.tag_bits, self.low = 1, 0
+        # grid expansion: queue words pack (entries << shift | arcs), at most n entries and m arcs
+        self.shift = max(1, int(graph.m).bit_length())
+        packable = int(graph.n).bit_length() + self.shift <= 63
+        if self.params["grid_expansion"] == "auto":
+            self.grid = (self.params["dedup64"] and packable and graph.n > 0
+                         and int(graph.out_degrees().max()) > self.params["tdp"])
+        elif self.grid and not packable:
+            raise UnsupportedGraphError(
+                f"{self.name}: grid_expansion packs a frontier's entries and arcs in one 64-bit word, which "
+                f"n={graph.n} and m={graph.m} overflow; set grid_expansion: 'off'")
+        self.per_vertex_bytes = self.vertex_bytes_without_grid + (16 if self.grid else 0)  # + degree prefix sums
         super().prepare(graph)
 
     def prepare_device(self) -> None:
@@ -259,7 +299,7 @@ class HBF(GpuSsspBase):
                 f"'cooperative'") from error
         self.kernels = {name: self.module.function(name) for name in (
             "hbf_init", "hbf_source", "hbf_iteration", "hbf_heavy", "hbf_unpack", "hbf_settle_sinks", "hbf_mark",
-            "hbf_bump_base")}
+            "hbf_bump_base", "hbf_grid_init", "hbf_grid_source", "hbf_grid_iteration")}
         self.resident = runtime.resident_threads()
         self.wave_blocks = max(1, self.resident // BLOCK)
         self.iteration_blocks = self._one_wave(self.kernels["hbf_iteration"])
@@ -273,9 +313,15 @@ class HBF(GpuSsspBase):
             | (BLOCKX if params["block_expansion"] else 0)
             | {"off": 0, "cooperative": DP_COOP, "child": DP_CHILD}[params["dynamic_parallelism"]]
         )
-        self.heavy_kernel = bool(self.flags & (DP_COOP | DP_CHILD)) and self.max_degree > params["tdp"]
+        self.heavy_kernel = (bool(self.flags & (DP_COOP | DP_CHILD)) and self.max_degree > params["tdp"]
+                             and not self.grid)
         self.capacity = max(n if params["dedup64"] else max(n, m) + n, 1)
         self.frontiers = cp.empty(2 * self.capacity, dtype=np.int32)
+        if self.grid:  # each frontier half's degree prefix sums and tile owners (advance.cuh)
+            self.tiles_per_queue = m // TILE + 2
+            self.starts = cp.empty(2 * self.capacity, dtype=np.int64)
+            self.tile_first = cp.empty(2 * self.tiles_per_queue, dtype=np.int32)
+            self.grid_blocks = self._one_wave(self.kernels["hbf_grid_iteration"])
         self.heavy = cp.empty(self.capacity, dtype=np.int32) if self.heavy_kernel else self.frontiers
         self.info = cp.empty(n, dtype=np.uint64) if params["dedup64"] else self.dist
         self.child_limit = DEFAULT_PENDING_LAUNCHES
@@ -377,16 +423,34 @@ class HBF(GpuSsspBase):
             self.info, np.int64(n), np.int64(source), np.int32(self.flags), np.int32(self.tag_bits),
             np.int64(self.low), self.frontiers, self.words, np.int32(first)))
         degree = int(self.host_degrees[source])
+        if self.grid and not first:
+            runtime.launch(self.kernels["hbf_grid_init"], runtime.blocks_for(degree // TILE + 1, BLOCK, cap=4096),
+                           BLOCK, (self.words, self.starts, self.tile_first, np.int32(self.shift), np.int64(degree)))
         if first and degree:
             fresh = np.int32(0 if self.source_has_parallel_arcs[source] else 1)
-            runtime.launch(self.kernels["hbf_source"], runtime.blocks_for(degree, BLOCK, cap=self.wave_blocks), BLOCK,
-                           (*self.common_args(), self.frontiers, np.int32(source), fresh))
+            if self.grid:
+                runtime.launch(self.kernels["hbf_grid_source"], runtime.blocks_for(degree, TILE, cap=self.wave_blocks),
+                               BLOCK, (*self.common_args(), *self.grid_args(), np.int32(source), fresh))
+            else:
+                runtime.launch(self.kernels["hbf_source"], runtime.blocks_for(degree, BLOCK, cap=self.wave_blocks),
+                               BLOCK, (*self.common_args(), self.frontiers, np.int32(source), fresh))
         return self.run_rounds(source)
+
+    def grid_args(self) -> tuple:
+        """The grid expansion's frontier arguments: frontiers, starts, tile owners, tiles per half, the shift."""
+        return (self.frontiers, self.starts, self.tile_first, np.int64(self.tiles_per_queue), np.int32(self.shift))
+
+    def frontier_size(self, queue_word: int) -> int:
+        """Entries in a frontier, from its queue word (packed with the arcs under the grid expansion)."""
+        return int(queue_word) >> self.shift if self.grid else int(queue_word)
 
     def iteration_kernels(self, round_offset: np.int32) -> list[tuple[Any, int, tuple]]:
         """One iteration's kernels (iteration = the base word + round_offset): (kernel, grid, arguments)."""
         common = self.common_args()
         cap = np.int64(self.graph.n)
+        if self.grid:
+            return [(self.kernels["hbf_grid_iteration"], self.grid_blocks, (
+                *common, *self.grid_args(), round_offset, cap))]
         kernels = [(self.kernels["hbf_iteration"], self.iteration_blocks, (
             *common, self.frontiers, round_offset, np.int64(self.params["vertices_per_vw"]),
             np.int64(self.params["tdp"]), self.heavy, np.int64(self.child_limit), cap))]
@@ -445,7 +509,7 @@ class HBF(GpuSsspBase):
                 self.negative_cycle(source, f"the frontier was still non-empty after n={n} iterations")
             if counting:
                 iteration = first + launched - 1
-                sizes.append(int(words[QUEUE0 + iteration % 3]))
+                sizes.append(self.frontier_size(words[QUEUE0 + iteration % 3]))
                 counts.add(words)
                 heavy_entries += int(words[HEAVY0 + (iteration & 1)]) + min(int(words[CHILD0 + (iteration & 1)]),
                                                                             self.child_limit)
@@ -467,16 +531,21 @@ class HBF(GpuSsspBase):
                                    np.int32(1 if self.dgraph.unit_weights else 0), np.int64(self.sink_count),
                                    self.words, np.int32(self.flags)))
         if counts is None:
-            return self.result(iterations, [], [])
+            return self.with_expansion(self.result(iterations, [], []))
         words = self.readback.read()
         counts.attempts[-1] += int(words[W_ATTEMPTS]) - sum(counts.attempts)
         counts.relaxations[-1] += int(words[W_RELAXATIONS]) - sum(counts.relaxations)
-        return self.result(iterations, counts.attempts, counts.relaxations, frontier_sizes=sizes,
-                           heavy_vertices=heavy_entries)
+        return self.with_expansion(self.result(iterations, counts.attempts, counts.relaxations, frontier_sizes=sizes,
+                                               heavy_vertices=heavy_entries))
+
+    def with_expansion(self, result: SolveResult) -> SolveResult:
+        """Counter `grid_expansion`: 1 when the grid expansion ran (what 'auto' chose), else 0."""
+        result.counters["grid_expansion"] = int(self.grid)
+        return result
 
     def teardown_device(self) -> None:
-        for name in ("frontiers", "heavy", "info", "columns", "sinks", "sink_offsets", "sink_tails", "sink_weights",
-                     "kernels"):
+        for name in ("frontiers", "starts", "tile_first", "heavy", "info", "columns", "sinks", "sink_offsets",
+                     "sink_tails", "sink_weights", "kernels"):
             if hasattr(self, name):
                 setattr(self, name, None)
         self.batch_graphs = None  # teardown may follow a prepare that failed before creating it
