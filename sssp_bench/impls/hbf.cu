@@ -140,12 +140,16 @@ __device__ __forceinline__ word_t hbf_word(const HbfContext& c, vertex_t v) {
 __device__ __forceinline__ word_t hbf_tag_mask(int tag_bits) { return (1ULL << tag_bits) - 1ULL; }
 __device__ __forceinline__ word_t hbf_inf_field(int tag_bits) { return ~0ULL >> tag_bits; }
 
-// The distance of u (DIST_INF when unreached).
-__device__ __forceinline__ dist_t hbf_distance(const HbfContext& c, vertex_t u) {
-    word_t word = hbf_word(c, u);
+// The distance of a packed word or an int64 distance (DIST_INF when unreached).
+__device__ __forceinline__ dist_t hbf_unpacked(const HbfContext& c, word_t word) {
     if (!(c.flags & HBF_DEDUP)) return (dist_t)word;
     word_t field = word >> c.tag_bits;
     return field == hbf_inf_field(c.tag_bits) ? DIST_INF : (dist_t)field + c.low;
+}
+
+// The distance of u (DIST_INF when unreached).
+__device__ __forceinline__ dist_t hbf_distance(const HbfContext& c, vertex_t u) {
+    return hbf_unpacked(c, hbf_word(c, u));
 }
 
 // --- the relax step (Algorithms 4 and 6) -------------------------------------------------------------------------
@@ -710,7 +714,7 @@ __device__ __forceinline__ bool hbf_grid_arc(const HbfContext& c, offset_t e, di
                                              bool source_fresh, vertex_t* head, long long* degree,
                                              unsigned long long& attempts, unsigned long long& improvements) {
     if (!hbf_arc(c, e, du, source_arcs, source_fresh, head, attempts, improvements)) return false;
-    *degree = (long long)(hbf_offset(c, *head + 1) - hbf_offset(c, *head));
+    *degree = (long long)(c.row_offsets[*head + 1] - c.row_offsets[*head]);  // plain: read again as an entry
     return *degree > 0;
 }
 
@@ -760,6 +764,12 @@ extern "C" __global__ void __launch_bounds__(WF_BLOCK) hbf_grid_source(
 // distance is read per arc, as the block expansion does, so an improvement made earlier in the iteration is used
 // at once: read once per entry and tile (as the Workfront Sweep does), the msdoor stand-in took 11.5 ms instead
 // of 8.1 and circuit5M_dc's 4.8 instead of 3.7, the power-law stand-ins the same within 5% (H200, 10 sources).
+// Two loads ignore cache_hints here: the tail's word, read by every arc of an entry in turn, is a plain load so
+// that L1 serves the repeats (a stale word only weakens a candidate: a tail improved during the iteration is in
+// the next frontier anyway), and so is a pushed head's degree, read again from its row offsets as an entry next
+// iteration (the streaming hint marks it evict-first). With both hinted, all else on, H200, 20 sources: flickr
+// stand-in 0.81 ms against 0.70 with cache_hints off, wiki-Talk 0.62 against 0.56, kron scale 21 2.55 against 2.45;
+// with both plain, all on and cache_hints off agree within 4% (0.78 and 0.80, 0.53 and 0.54, 2.55 and 2.55).
 // The counters bookkeeping is hbf_iteration's.
 extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) hbf_grid_iteration(
     HBF_COMMON_ARGS, vertex_t* frontiers, long long* starts, int* tile_first, long long tiles_per_queue, int shift,
@@ -812,8 +822,9 @@ extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) hbf_grid_i
                     int middle = (a + b + 1) >> 1;
                     if (s_start[middle] <= relative) a = middle; else b = middle - 1;
                 }
-                want[item] = hbf_grid_arc(c, s_base[a] + t, hbf_distance(c, s_vertex[a]), false, false,
-                                          &heads[item], &degrees[item], attempts, improvements);
+                dist_t du = hbf_unpacked(c, c.info[s_vertex[a]]);  // plain: L1 serves the entry's other arcs
+                want[item] = hbf_grid_arc(c, s_base[a] + t, du, false, false, &heads[item], &degrees[item],
+                                          attempts, improvements);
             }
         }
         block_push_entries(want, heads, degrees, &words[hbf_queue_word(iteration + 1)], shift,
