@@ -30,14 +30,16 @@ pytestmark = pytest.mark.gpu
 ALL_OFF = {"edge_classification": False, "dedup64": False, "coalesced_enqueue": False, "virtual_warps": False,
            "cache_hints": False, "dynamic_parallelism": "off", "block_expansion": False,
            "grid_expansion": "off"}
+BLOCK = {"grid_expansion": "off"}  # the block expansion whatever the degrees (auto would pick the grid one)
 PAPER = {"block_expansion": False, "grid_expansion": "off"}  # the paper's expansion: dynamic virtual warps
 CONFIGS = {
     "all-on": {},  # the grid expansion where some vertex is above tdp, the block expansion elsewhere
-    "all-on-block": {"grid_expansion": "off"},
-    "all-on-tdp64": {"tdp": 64},
-    "all-on-child-tdp64": {"dynamic_parallelism": "child", "tdp": 64},
-    "all-on-chunk32-tdp64": {"chunk_entries": 32, "tdp": 64},
-    "all-on-chunk128": {"chunk_entries": 128},
+    "all-on-block": BLOCK,
+    "all-on-tdp64": {**BLOCK, "tdp": 64},
+    "all-on-child-tdp64": {**BLOCK, "dynamic_parallelism": "child", "tdp": 64},
+    "all-on-chunk32-tdp64": {**BLOCK, "chunk_entries": 32, "tdp": 64},
+    "all-on-chunk128": {**BLOCK, "chunk_entries": 128},
+    "all-on-auto-tdp64": {"tdp": 64},  # grid_expansion auto: the grid expansion wherever a vertex has > 64 arcs
     "all-on-grid": {"grid_expansion": "on"},
     "all-on-grid-plain-launches": {"grid_expansion": "on", "graphs": False},
     "paper-all-on": PAPER,
@@ -197,6 +199,15 @@ def test_counters(config):
     quiet = prepared(graph, **CONFIGS[config])
     assert "relaxations" not in quiet.solve(0).counters
     quiet.teardown()
+
+
+def test_auto_takes_the_grid_expansion_only_where_a_vertex_is_above_tdp():
+    hub = generate("star:n=12000,seed=3")  # the centre's degree is far above tdp = 4096
+    mesh = generate("grid:rows=30,cols=30,seed=1")
+    for graph, params, expected in ((hub, {}, 1), (mesh, {}, 0), (mesh, {"tdp": 2}, 1), (hub, {"dedup64": False}, 0)):
+        implementation = prepared(graph, **params)
+        assert implementation.solve(0).counters["grid_expansion"] == expected, (graph.name, params)
+        implementation.teardown()
 
 
 def test_dedup64_removes_duplicates_and_classification_saves_relaxations():
