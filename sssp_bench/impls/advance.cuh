@@ -59,6 +59,26 @@ __device__ __forceinline__ bool claim(int* stamps, vertex_t v, int stamp) {
 
 #define WF_WARPS (WF_BLOCK / 32)
 
+// The entries that a tile of queue arcs [tile * WF_TILE, high) overlaps: *first (the owner of its first arc,
+// recorded by the push that covered it) and how many (through the next tile's owner, or the queue's last entry).
+__device__ __forceinline__ int tile_entries(const int* __restrict__ tile_first, long long tile, long long high,
+                                            word_t packed, int shift, int* first) {
+    *first = tile_first[tile];
+    int last = high < packed_arcs(packed, shift) ? tile_first[tile + 1] : (int)(packed_entries(packed, shift) - 1);
+    return last - *first + 1;
+}
+
+// The entry that owns arc `relative` of a tile: the last one starting at or before it (s_start holds the tile's
+// `entries` starts relative to the tile, ascending, the first 0).
+__device__ __forceinline__ int tile_entry(const int* s_start, int entries, int relative) {
+    int a = 0, b = entries - 1;
+    while (a < b) {
+        int middle = (a + b + 1) >> 1;
+        if (s_start[middle] <= relative) a = middle; else b = middle - 1;
+    }
+    return a;
+}
+
 // Block-collective (every thread of the block calls it, blockDim.x == WF_BLOCK): reserves `value` units of
 // *counter for this thread and returns the counter's value where they begin (anything when the whole block
 // reserves nothing). A warp-shuffle scan inside each warp, then one of two ways, chosen per block:
@@ -185,7 +205,6 @@ __device__ __forceinline__ void advance_queue(
     __shared__ word_t s_near_warp[WF_WARPS];     // the pushes' per-warp scan totals (block_reserve)
     __shared__ word_t s_far_warp[WF_WARPS];
 
-    long long entries_total = packed_entries(in_packed, shift);
     long long arcs_total = packed_arcs(in_packed, shift);
     long long tiles = (arcs_total + WF_TILE - 1) / WF_TILE;
     unsigned long long attempts = 0, improved = 0;
@@ -193,9 +212,8 @@ __device__ __forceinline__ void advance_queue(
     for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         long long low = tile * WF_TILE;
         long long high = low + WF_TILE < arcs_total ? low + WF_TILE : arcs_total;
-        int first = in_tiles[tile];
-        int last = high < arcs_total ? in_tiles[tile + 1] : (int)(entries_total - 1);
-        int entries = last - first + 1;
+        int first = 0;
+        int entries = tile_entries(in_tiles, tile, high, in_packed, shift, &first);
         for (int j = threadIdx.x; j < entries; j += WF_BLOCK) {
             vertex_t u = in_vertices[first + j];
             long long start = in_starts[first + j];
@@ -217,11 +235,7 @@ __device__ __forceinline__ void advance_queue(
             degrees[item] = 0;
             candidates[item] = 0;
             if (t < high) {
-                int a = 0, b = entries - 1;  // the last entry starting at or before t: s_start[a] <= relative
-                while (a < b) {
-                    int middle = (a + b + 1) >> 1;
-                    if (s_start[middle] <= relative) a = middle; else b = middle - 1;
-                }
+                int a = tile_entry(s_start, entries, relative);
                 offset_t e = s_base[a] + t;
                 vertex_t v = column_ids[e];
                 dist_t du = s_du[a];

@@ -790,16 +790,14 @@ extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) hbf_grid_i
     const vertex_t* in_vertices = frontiers + in * capacity;
     const long long* in_starts = starts + in * capacity;
     const int* in_tiles = tile_first + in * tiles_per_queue;
-    long long entries_total = packed_entries(in_packed, shift);
     long long arcs_total = packed_arcs(in_packed, shift);
     long long tiles = (arcs_total + WF_TILE - 1) / WF_TILE;
     unsigned long long attempts = 0ULL, improvements = 0ULL;
     for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {  // block-uniform
         long long low = tile * WF_TILE;
         long long high = hbf_min(low + WF_TILE, arcs_total);
-        int first = in_tiles[tile];
-        int last = high < arcs_total ? in_tiles[tile + 1] : (int)(entries_total - 1);
-        int entries = last - first + 1;
+        int first = 0;
+        int entries = tile_entries(in_tiles, tile, high, in_packed, shift, &first);
         for (int j = threadIdx.x; j < entries; j += WF_BLOCK) {
             vertex_t u = hbf_frontier_entry(in_vertices, first + j, flags);
             long long start = in_starts[first + j];
@@ -817,11 +815,7 @@ extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) hbf_grid_i
             long long t = low + relative;
             want[item] = false;
             if (t < high) {
-                int a = 0, b = entries - 1;  // the last entry starting at or before t
-                while (a < b) {
-                    int middle = (a + b + 1) >> 1;
-                    if (s_start[middle] <= relative) a = middle; else b = middle - 1;
-                }
+                int a = tile_entry(s_start, entries, relative);
                 dist_t du = hbf_unpacked(c, c.info[s_vertex[a]]);  // plain: L1 serves the entry's other arcs
                 want[item] = hbf_grid_arc(c, s_base[a] + t, du, false, false, &heads[item], &degrees[item],
                                           attempts, improvements);

@@ -12,14 +12,14 @@ optimization is a parameter, all on by default:
   more than a small iteration, so by default (`graphs`) each batch is one replay of a CUDA graph captured in
   prepare. With count_relaxations, one iteration per batch and plain launches (per-iteration counts); with
   dynamic_parallelism "child", plain launches in batches (no graphs around device-side launches).
-- `edge_classification` (section 4.1, Algorithm 4): a marking phase in prepare() keeps a marked copy of the
-  column ids on the device (the shared device graph is not touched) whose top two bits give each arc's class:
-  self-loops are skipped (those of weight >= 0: a negative one is a negative cycle, relaxed to be reported); arcs into in-degree-1 vertices are plain stores (no other arc writes that vertex);
-  arcs into out-degree-0 vertices are left out of the iterations, and one extra kernel at the end gives each such
-  sink the minimum over its in-arcs (no atomics). The source class depends on the source: the first iteration
-  is a kernel over the source's arcs that writes its targets directly, with no read and no atomic, unless the
-  source has parallel arcs (found in prepare), whose targets then take atomicMin. Needs n < 2^30 (two spare bits
-  in an int32 column id); larger graphs are refused.
+- `edge_classification` (section 4.1, Algorithm 4): a marking phase in prepare() keeps a marked copy of the column ids
+  on the device (the shared device graph is not touched) whose top two bits give each arc's class: self-loops are
+  skipped (those of weight >= 0: a negative one is a negative cycle, relaxed to be reported); arcs into in-degree-1
+  vertices are plain stores (no other arc writes that vertex); arcs into out-degree-0 vertices are left out of the
+  iterations, and one extra kernel at the end gives each such sink the minimum over its in-arcs (no atomics). The
+  source class depends on the source: the first iteration is a kernel over the source's arcs that writes its targets
+  directly, with no read and no atomic, unless the source has parallel arcs (found in prepare), whose targets then
+  take atomicMin. Needs n < 2^30 (two spare bits in an int32 column id); larger graphs are refused.
 - `dedup64` (section 4.2, Algorithms 5 and 6): distance and iteration number packed in one 64-bit word,
   relaxed by ONE atomicMin; a vertex is enqueued only when the word it replaced carried another iteration, so a
   frontier holds each vertex at most once. Packing (hbf.cu): word = (d - low) << k | iteration, unsigned, with
@@ -42,27 +42,26 @@ optimization is a parameter, all on by default:
   run of consecutive frontier entries: one while the frontier fits a wave of resident threads, more (up to the
   paper's 32) as it outgrows it (vertices_per_vw = 0), or a fixed run (`vertices_per_vw`, default 1: measured
   faster on an H200 on R-MAT, Kronecker and random graphs; the grid-stride loop then covers the frontier). The
-  grid is one wave of the iteration kernel at its real occupancy (`blocks_per_sm`: its __launch_bounds__, which caps its registers). Off: one
-  thread per frontier vertex.
+  grid is one wave of the iteration kernel at its real occupancy (`blocks_per_sm`: its __launch_bounds__, which
+  caps its registers). Off: one thread per frontier vertex.
 - `block_expansion` (ours, for Hopper; on by default, and it replaces the virtual warps when on; the grid expansion
-  replaces it where that runs): each block takes a
-  chunk of consecutive frontier entries (at most 256; fewer when the frontier is small, so that it spreads over the
-  whole grid), scans their degrees in shared memory, and deals the chunk's arcs to its threads in order, a thread
-  finding its entry by binary search; each arc reads its tail's distance beside its column id, so an improvement
-  made earlier in the iteration is used at once. The load balance of the Workfront Sweep's advance, within a
-  block. Measured on an H200 (benchmarks/hbf_probe.py, 5-10 sources, median; hbf-table2's weights on the
-  stand-ins), all else on, virtual warps -> block expansion: rmat.3Mv.20Me 8.31 -> 2.97 ms, kron scale 21 7.88 ->
-  3.38 ms, random 2Mv.128Me 20.4 -> 9.6 ms, flickr stand-in 5.60 -> 1.44 ms, msdoor stand-in 8.86 -> 6.39 ms
-  (tdp 1024; relax attempts per arc 36 -> 24), circuit5M_dc stand-in 4.04 -> 3.16 ms (tdp 1024), a 1.9M-vertex
-  road 20.7 -> 18.8 ms. With the distance read once per chunk instead of per arc, msdoor took 48.7 attempts per
-  arc and 13.8 ms. After a block's first chunk it claims the next free one from a counter, so a block held up by
-  long lists takes fewer. With it the iteration kernel runs 8 blocks per SM (`blocks_per_sm` 0, automatic):
-  rmat 2.92 -> 2.51 ms, kron 2.92 -> 2.47, random 9.42 -> 6.72, circuit5M_dc 3.04 -> 2.79, msdoor 6.45 -> 6.18
-  against 4 per SM. Off: the paper's design (virtual warps, when `virtual_warps` is on).
-  `chunk_entries` (256, at most a block) caps a chunk: smaller chunks balance skewed degrees better but add a
-  block scan per chunk. H200, 10 sources, ms, chunk 256 -> 32 (with tdp 1024: 256 -> 32): flickr stand-in 1.42 ->
-  1.08 (1.06 -> 0.92; workfront 0.79), kron scale 21 2.54 -> 2.17 (2.28 -> 2.13), but rmat.3Mv.20Me 2.65 -> 3.05
-  (2.50 -> 2.88) and circuit5M_dc stand-in 2.80 -> 3.88; msdoor stand-in within 2%. So 256 stays the default.
+  replaces it where that runs): each block takes a chunk of consecutive frontier entries (at most 256; fewer when the
+  frontier is small, so that it spreads over the whole grid), scans their degrees in shared memory, and deals the
+  chunk's arcs to its threads in order, a thread finding its entry by binary search; each arc reads its tail's
+  distance beside its column id, so an improvement made earlier in the iteration is used at once. The load balance of
+  the Workfront Sweep's advance, within a block. Measured on an H200 (benchmarks/hbf_probe.py, 5-10 sources, median;
+  hbf-table2's weights on the stand-ins), all else on, virtual warps -> block expansion: rmat.3Mv.20Me 8.31 -> 2.97
+  ms, kron scale 21 7.88 -> 3.38 ms, random 2Mv.128Me 20.4 -> 9.6 ms, flickr stand-in 5.60 -> 1.44 ms, msdoor stand-in
+  8.86 -> 6.39 ms (tdp 1024; relax attempts per arc 36 -> 24), circuit5M_dc stand-in 4.04 -> 3.16 ms (tdp 1024), a
+  1.9M-vertex road 20.7 -> 18.8 ms. With the distance read once per chunk instead of per arc, msdoor took 48.7
+  attempts per arc and 13.8 ms. After a block's first chunk it claims the next free one from a counter, so a block
+  held up by long lists takes fewer. With it the iteration kernel runs 8 blocks per SM (`blocks_per_sm` 0, automatic):
+  rmat 2.92 -> 2.51 ms, kron 2.92 -> 2.47, random 9.42 -> 6.72, circuit5M_dc 3.04 -> 2.79, msdoor 6.45 -> 6.18 against
+  4 per SM. Off: the paper's design (virtual warps, when `virtual_warps` is on). `chunk_entries` (256, at most a
+  block) caps a chunk: smaller chunks balance skewed degrees better but add a block scan per chunk. H200, 10 sources,
+  ms, chunk 256 -> 32 (with tdp 1024: 256 -> 32): flickr stand-in 1.42 -> 1.08 (1.06 -> 0.92; workfront 0.79), kron
+  scale 21 2.54 -> 2.17 (2.28 -> 2.13), but rmat.3Mv.20Me 2.65 -> 3.05 (2.50 -> 2.88) and circuit5M_dc stand-in 2.80
+  -> 3.88; msdoor stand-in within 2%. So 256 stays the default.
 - `grid_expansion` (ours, for Hopper; "auto" by default): the Workfront Sweep's load balance over the whole grid.
   Frontier entries carry the exclusive prefix sum of the frontier's out-degrees (advance.cuh's packed queues: a
   block's pushes reserve slots and arcs with one atomicAdd on an (entries << shift | arcs) queue word), and each
@@ -87,10 +86,10 @@ optimization is a parameter, all on by default:
 A reachable negative cycle is reported as NegativeCycleError: the frontier is still non-empty after n iterations,
 or a candidate fell below the packed field's `low` (dedup64) or DIST_FLOOR (without). Distances int64 on the
 device, unreached = INT64_MAX; float32 weights are refused for now.
-Counters: `iterations` (frontier steps; the first is the source's), `heavy_vertices` (frontier entries above tdp,
-over the solve) with count_relaxations; then also relax attempts (arcs relaxed, skipped classes not counted) and
-relaxations (distance improvements) in total and per iteration (the sink kernel's share is added to the last
-iteration), and `frontier_sizes` per iteration.
+Counters: `iterations` (frontier steps; the first is the source's) and `grid_expansion` (1 when it ran, else 0)
+always; `heavy_vertices` (frontier entries above tdp, over the solve) with count_relaxations; then also relax
+attempts (arcs relaxed, skipped classes not counted) and relaxations (distance improvements) in total and per
+iteration (the sink kernel's share is added to the last iteration), and `frontier_sizes` per iteration.
 """
 
 from __future__ import annotations
@@ -268,12 +267,13 @@ class HBF(GpuSsspBase):
                     f"left beside the {self.tag_bits}-bit iteration number (n={graph.n}); set dedup64: false")
         else:
             self.tag_bits, self.low = 1, 0
+        self.host_degrees = np.asarray(graph.out_degrees())
+        self.max_degree = int(self.host_degrees.max()) if graph.n else 0
         # grid expansion: queue words pack (entries << shift | arcs), at most n entries and m arcs
         self.shift = max(1, int(graph.m).bit_length())
         packable = int(graph.n).bit_length() + self.shift <= 63
         if self.params["grid_expansion"] == "auto":
-            self.grid = (self.params["dedup64"] and packable and graph.n > 0
-                         and int(graph.out_degrees().max()) > self.params["tdp"])
+            self.grid = self.params["dedup64"] and packable and self.max_degree > self.params["tdp"]
         elif self.grid and not packable:
             raise UnsupportedGraphError(
                 f"{self.name}: grid_expansion packs a frontier's entries and arcs in one 64-bit word, which "
@@ -304,8 +304,6 @@ class HBF(GpuSsspBase):
         self.wave_blocks = max(1, self.resident // BLOCK)
         self.iteration_blocks = self._one_wave(self.kernels["hbf_iteration"])
         self.heavy_blocks = self._one_wave(self.kernels["hbf_heavy"])
-        self.host_degrees = np.asarray(graph.out_degrees())
-        self.max_degree = int(self.host_degrees.max()) if n else 0
         self.flags = (
             (CLASSIFY if params["edge_classification"] else 0) | (DEDUP if params["dedup64"] else 0)
             | (COALESCE if params["coalesced_enqueue"] else 0) | (HINTS if params["cache_hints"] else 0)
@@ -344,7 +342,8 @@ class HBF(GpuSsspBase):
         registers = int(getattr(kernel, "num_regs", 0) or 0)
         if registers:
             per_warp = -(-registers * 32 // 256) * 256  # registers are allocated per warp in units of 256
-            per_sm = min(per_sm, int(attributes.get("MaxRegistersPerMultiprocessor", 65536)) // (per_warp * BLOCK // 32))
+            registers_per_sm = int(attributes.get("MaxRegistersPerMultiprocessor", 65536))
+            per_sm = min(per_sm, registers_per_sm // (per_warp * BLOCK // 32))
         shared = int(getattr(kernel, "shared_size_bytes", 0) or 0)
         if shared:
             per_sm = min(per_sm, int(attributes.get("MaxSharedMemoryPerMultiprocessor", 233472)) // (shared + 1024))
@@ -531,15 +530,17 @@ class HBF(GpuSsspBase):
                                    np.int32(1 if self.dgraph.unit_weights else 0), np.int64(self.sink_count),
                                    self.words, np.int32(self.flags)))
         if counts is None:
-            return self.with_expansion(self.result(iterations, [], []))
+            return self.result(iterations, [], [])
         words = self.readback.read()
         counts.attempts[-1] += int(words[W_ATTEMPTS]) - sum(counts.attempts)
         counts.relaxations[-1] += int(words[W_RELAXATIONS]) - sum(counts.relaxations)
-        return self.with_expansion(self.result(iterations, counts.attempts, counts.relaxations, frontier_sizes=sizes,
-                                               heavy_vertices=heavy_entries))
+        return self.result(iterations, counts.attempts, counts.relaxations, frontier_sizes=sizes,
+                           heavy_vertices=heavy_entries)
 
-    def with_expansion(self, result: SolveResult) -> SolveResult:
-        """Counter `grid_expansion`: 1 when the grid expansion ran (what 'auto' chose), else 0."""
+    def result(self, iterations: int, attempts: list[int], relaxations: list[int], **extra: Any) -> SolveResult:
+        """The base result, and counter `grid_expansion` always: 1 when the grid expansion ran (what 'auto'
+        chose), else 0."""
+        result = super().result(iterations, attempts, relaxations, **extra)
         result.counters["grid_expansion"] = int(self.grid)
         return result
 
