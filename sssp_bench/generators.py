@@ -23,6 +23,10 @@ Generators (where they come from)
   dag           parBucketHeap's DAG: arc i->i+1 plus degree-1 random later targets, D = V (parDijkstra Fig. 5)
   complete      complete undirected graph, by default weighted so that D = V (parDijkstra Fig. 6)
   fixed-degree  every vertex has exactly `degree` distinct random neighbours, weights 1..10 (da2cf)
+  mesh          3-D finite-element mesh: lattice nodes coupled to 6/18/26 neighbours, `dofs` unknowns per node
+                (stands in for H-BF's msdoor, a structural mesh of a door)
+  small-world   Watts-Strogatz ring of k neighbours a side, links rewired with probability p (BFS-4K)
+  forest-fire   Leskovec forest fire: each new vertex burns from a random ambassador (BFS-4K)
 
 Conventions every generator follows
   * Weights are int32, uniform in [wmin, wmax) unless the generator says otherwise (road: proportional to
@@ -48,6 +52,7 @@ How graphs are made
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable
@@ -103,6 +108,7 @@ STREAM_NEIGHBOURS = 8
 STREAM_POTENTIALS = 9
 STREAM_REWIRE = 10
 STREAM_FIRE = 11
+STREAM_SELF_LOOPS = 12
 
 
 def _mix64_int(value: int) -> int:
@@ -812,6 +818,71 @@ def _build_road(params: Params):
     return (*csr_from_edges(n, sources, targets, weights, False), False)
 
 
+# --- finite-element mesh (H-BF's msdoor) ---
+
+MESH_NEIGHBOURS = (6, 18, 26)  # face; face and edge; face, edge and corner neighbours of a lattice node
+
+
+def mesh_half_stencil(neighbours: int) -> list[tuple[int, int, int]]:
+    """Offsets (dx, dy, dz) to half of a node's `neighbours` lattice neighbours, the lexicographically positive
+    ones: each link between two nodes is listed once. 6, 18 and 26 keep offsets with at most 1, 2, 3 nonzeros."""
+    nonzeros = MESH_NEIGHBOURS.index(neighbours) + 1
+    return [offset for offset in itertools.product((-1, 0, 1), repeat=3)
+            if offset > (0, 0, 0) and sum(map(abs, offset)) <= nonzeros]
+
+
+def _build_mesh(params: Params):
+    """Node links of the lattice (x fastest, then y, then z), each blown up into every pair of the two nodes'
+    unknowns; plus every pair of one node's own unknowns. Edge ids in that order draw the weights."""
+    nx, ny, nz, dofs = params["nx"], params["ny"], params["nz"], params["dofs"]
+    nodes = np.arange(nx * ny * nz, dtype=np.int64)
+    x, y, z = nodes % nx, nodes // nx % ny, nodes // (nx * ny)
+    tails, heads = [], []
+    for dx, dy, dz in mesh_half_stencil(params["neighbours"]):
+        inside = ((x + dx >= 0) & (x + dx < nx) & (y + dy >= 0) & (y + dy < ny)
+                  & (z + dz >= 0) & (z + dz < nz))
+        tails.append(nodes[inside])
+        heads.append(nodes[inside] + dx + dy * nx + dz * nx * ny)
+    link_tails, link_heads = np.concatenate(tails), np.concatenate(heads)
+    sources, targets = [], []
+    for i, j in itertools.product(range(dofs), repeat=2):
+        sources.append(link_tails * dofs + i)
+        targets.append(link_heads * dofs + j)
+    for i, j in itertools.combinations(range(dofs), 2):
+        sources.append(nodes * dofs + i)
+        targets.append(nodes * dofs + j)
+    sources, targets = np.concatenate(sources), np.concatenate(targets)
+    weights = _edge_weights(params["seed"], len(sources), params["wmin"], params["wmax"])
+    csr = csr_from_edges(len(nodes) * dofs, sources, targets, weights, False)
+    if params["self_loops"]:
+        # added after the CSR is built: csr_from_edges would store an undirected loop twice
+        loop_weights = uniform_ints(stream_key(params["seed"], STREAM_SELF_LOOPS), len(nodes) * dofs,
+                                    params["wmin"], params["wmax"])
+        csr = _with_self_loops(*csr, loop_weights)
+    return (*csr, False)
+
+
+def _with_self_loops(row_offsets, column_ids, weights, loop_weights):
+    """The CSR with arc v -> v (weight loop_weights[v]) first in every row v."""
+    n = len(row_offsets) - 1
+    new_offsets = row_offsets + np.arange(n + 1, dtype=np.int64)
+    loop_at = new_offsets[:-1]
+    keep = np.ones(len(column_ids) + n, dtype=bool)
+    keep[loop_at] = False
+    new_columns = np.empty(len(keep), dtype=column_ids.dtype)
+    new_weights = np.empty(len(keep), dtype=weights.dtype)
+    new_columns[loop_at], new_weights[loop_at] = np.arange(n, dtype=column_ids.dtype), loop_weights
+    new_columns[keep], new_weights[keep] = column_ids, weights
+    return new_offsets, new_columns, new_weights
+
+
+def _check_mesh(params: Params) -> str | None:
+    vertices = params["nx"] * params["ny"] * params["nz"] * params["dofs"]
+    if vertices > INT32_MAX:
+        return f"nx*ny*nz*dofs = {vertices} vertices do not fit int32 vertex ids"
+    return None
+
+
 # --- SNAP-style: small world, forest fire (BFS-4K's Gen-SmallWorld and Gen-ForestFire) ---
 
 def _build_small_world(params: Params):
@@ -1035,6 +1106,22 @@ GENERATORS: dict[str, Generator] = {
              "predecessor": Param(bool, False, "draw each vertex's predecessors, store successors (in-degree fixed)"),
              **_seed_param(), **_weight_params(1, 11)},
             _build_fixed_degree, _check_weights, _check_fixed_degree,
+        ),
+        _generator(
+            "mesh",
+            "3-D finite-element mesh: an nx x ny x nz lattice of nodes, each coupled to its 6, 18 or 26 nearest "
+            "lattice neighbours, `dofs` unknowns per node, every unknown joined to the node's other unknowns and to "
+            "every unknown of its neighbours; ids node-major, x fastest (banded), undirected (H-BF msdoor: "
+            "mesh:nx=161,ny=123,nz=7,dofs=3,self_loops=true)",
+            {"nx": Param(int, 16, "nodes along x (ids run fastest along x)", minimum=1, maximum=INT32_MAX),
+             "ny": Param(int, 16, "nodes along y", minimum=1, maximum=INT32_MAX),
+             "nz": Param(int, 16, "nodes along z", minimum=1, maximum=INT32_MAX),
+             "dofs": Param(int, 1, "unknowns per node (3: a structural mesh's displacements)", minimum=1, maximum=8),
+             "neighbours": Param(int, 18, "lattice neighbours a node is coupled to: 6 (faces), 18 (faces and "
+                                 "edges of the 3x3x3 block), 26 (all of it)", choices=MESH_NEIGHBOURS),
+             "self_loops": Param(bool, False, "an arc from every unknown to itself (a matrix's diagonal)"),
+             **_seed_param(), **_weight_params()},
+            _build_mesh, _check_weights, _check_mesh,
         ),
         _generator(
             "small-world",

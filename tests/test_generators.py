@@ -39,10 +39,11 @@ SMALL = {
     "dag": "dag:n=200,degree=8,seed=3",
     "complete": "complete:n=30,seed=3",
     "fixed-degree": "fixed-degree:n=300,degree=7,seed=3",
+    "mesh": "mesh:nx=5,ny=4,nz=3,dofs=2,seed=3",
     "small-world": "small-world:n=300,k=4,p=0.3,seed=3",
     "forest-fire": "forest-fire:n=300,seed=3",
 }
-UNDIRECTED = ["kron", "grid", "chain", "star", "communities", "road", "complete", "small-world"]
+UNDIRECTED = ["kron", "grid", "chain", "star", "communities", "road", "complete", "small-world", "mesh"]
 
 
 def arcs(graph):
@@ -428,6 +429,47 @@ def test_small_world_is_a_rewired_ring_with_k_links_per_vertex():
     rewired = generate("small-world:n=100,k=3,p=0.5,seed=1")
     assert rewired.m == ring.m and not np.array_equal(rewired.column_ids, ring.column_ids)
     assert not np.any(rewired.arc_sources() == rewired.column_ids)  # rewiring never makes a self-loop
+
+
+@pytest.mark.parametrize("neighbours, nonzeros", [(6, 1), (18, 2), (26, 3)])
+def test_mesh_couples_every_unknown_to_its_node_and_its_lattice_neighbours(neighbours, nonzeros):
+    nx, ny, nz, dofs = 4, 3, 5, 3
+    graph = generate(f"mesh:nx={nx},ny={ny},nz={nz},dofs={dofs},neighbours={neighbours},seed=2")
+    assert graph.n == nx * ny * nz * dofs and not graph.directed
+    # vertex = node * dofs + unknown, node = x + nx * (y + ny * z): u and v are adjacent exactly when they are
+    # two unknowns of one node, or any unknowns of two nodes one lattice step apart in at most `nonzeros` axes
+    vertices = np.arange(graph.n)
+    node = vertices // dofs
+    position = np.stack([node % nx, node // nx % ny, node // (nx * ny)], axis=1)
+    steps = np.abs(position[:, None, :] - position[None, :, :])
+    same_node = node[:, None] == node[None, :]
+    neighbour_nodes = (steps.max(axis=2) == 1) & ((steps > 0).sum(axis=2) <= nonzeros)
+    expected = (same_node & (vertices[:, None] != vertices[None, :])) | neighbour_nodes
+    adjacency = np.zeros((graph.n, graph.n), dtype=bool)
+    adjacency[graph.arc_sources(), graph.column_ids] = True
+    np.testing.assert_array_equal(adjacency, expected)
+    assert graph.m == expected.sum()  # no parallel arcs
+
+
+def test_mesh_self_loops_put_one_loop_first_in_every_row_and_keep_the_rest():
+    plain = generate("mesh:nx=3,ny=4,nz=2,dofs=2,seed=5")
+    looped = generate("mesh:nx=3,ny=4,nz=2,dofs=2,self_loops=true,seed=5")
+    assert looped.m == plain.m + plain.n
+    np.testing.assert_array_equal(looped.column_ids[looped.row_offsets[:-1]], np.arange(plain.n))
+    rest = np.ones(looped.m, dtype=bool)
+    rest[looped.row_offsets[:-1]] = False
+    np.testing.assert_array_equal(looped.column_ids[rest], plain.column_ids)
+    np.testing.assert_array_equal(looped.weights[rest], plain.weights)
+
+
+def test_the_msdoor_mesh_has_the_real_graphs_vertices_degree_and_diameter_scale():
+    graph = generate("mesh:nx=161,ny=123,nz=7,dofs=3,seed=1")
+    assert graph.n == 415863  # 3 unknowns on each of 138,621 nodes
+    degrees = graph.out_degrees()
+    assert degrees.max() == 3 * (18 + 1) - 1 and 48 < degrees.mean() < 54  # msdoor: 48.7 off the diagonal
+    hops = shortest_path(csr_matrix((np.ones(graph.m), graph.column_ids, graph.row_offsets)), unweighted=True,
+                         indices=[0])[0]
+    assert hops.max() == 160  # a corner to the far corner: 160 diagonal steps in the x-y plane (msdoor: 167)
 
 
 def test_forest_fire_links_each_vertex_to_earlier_burned_vertices():

@@ -36,6 +36,14 @@ def stand_in_arcs(spec):
         return 2 * params["n"] * params["k"]
     if kind == "road":
         return params["degree"] * params["n"]
+    if kind == "mesh":
+        # node links per offset of half the stencil, each linking every unknown of one node to every one of the
+        # other; plus the pairs of one node's unknowns; an edge is two arcs, a self-loop one
+        nx, ny, nz, dofs = params["nx"], params["ny"], params["nz"], params["dofs"]
+        links = sum((nx - abs(dx)) * (ny - abs(dy)) * (nz - abs(dz))
+                    for dx, dy, dz in generators.mesh_half_stencil(params["neighbours"]))
+        vertices = nx * ny * nz * dofs
+        return 2 * (links * dofs * dofs + vertices * (dofs - 1) // 2) + params["self_loops"] * vertices
     if kind == "communities":
         return (params["intra_degree"] + params["inter_degree"]) * params["n"]
     raise AssertionError(f"no arc formula for {kind}")
@@ -43,6 +51,8 @@ def stand_in_arcs(spec):
 
 def stand_in_vertices(spec):
     kind, params = generators.parse_spec(spec)
+    if kind == "mesh":
+        return params["nx"] * params["ny"] * params["nz"] * params["dofs"]
     return 1 << params["scale"] if kind == "kron" else params["n"]
 
 
