@@ -852,28 +852,20 @@ def _build_mesh(params: Params):
         sources.append(nodes * dofs + i)
         targets.append(nodes * dofs + j)
     sources, targets = np.concatenate(sources), np.concatenate(targets)
+    vertices = len(nodes) * dofs
     weights = _edge_weights(params["seed"], len(sources), params["wmin"], params["wmax"])
-    csr = csr_from_edges(len(nodes) * dofs, sources, targets, weights, False)
-    if params["self_loops"]:
-        # added after the CSR is built: csr_from_edges would store an undirected loop twice
-        loop_weights = uniform_ints(stream_key(params["seed"], STREAM_SELF_LOOPS), len(nodes) * dofs,
-                                    params["wmin"], params["wmax"])
-        csr = _with_self_loops(*csr, loop_weights)
-    return (*csr, False)
-
-
-def _with_self_loops(row_offsets, column_ids, weights, loop_weights):
-    """The CSR with arc v -> v (weight loop_weights[v]) first in every row v."""
-    n = len(row_offsets) - 1
-    new_offsets = row_offsets + np.arange(n + 1, dtype=np.int64)
-    loop_at = new_offsets[:-1]
-    keep = np.ones(len(column_ids) + n, dtype=bool)
-    keep[loop_at] = False
-    new_columns = np.empty(len(keep), dtype=column_ids.dtype)
-    new_weights = np.empty(len(keep), dtype=weights.dtype)
-    new_columns[loop_at], new_weights[loop_at] = np.arange(n, dtype=column_ids.dtype), loop_weights
-    new_columns[keep], new_weights[keep] = column_ids, weights
-    return new_offsets, new_columns, new_weights
+    if not params["self_loops"]:
+        return (*csr_from_edges(vertices, sources, targets, weights, False), False)
+    # Stored as arcs: an undirected loop would be stored twice. Each edge gives u -> v then v -> u, as the
+    # undirected build stores it, after the loops, so a row holds its loop first and then the same arcs in the
+    # same order as without loops.
+    loops = np.arange(vertices, dtype=np.int64)
+    loop_weights = uniform_ints(stream_key(params["seed"], STREAM_SELF_LOOPS), vertices, params["wmin"],
+                                params["wmax"])
+    arc_tails = np.concatenate([loops, np.stack([sources, targets], axis=1).ravel()])
+    arc_heads = np.concatenate([loops, np.stack([targets, sources], axis=1).ravel()])
+    arc_weights = np.concatenate([loop_weights, np.repeat(weights, 2)])
+    return (*csr_from_edges(vertices, arc_tails, arc_heads, arc_weights, True), False)
 
 
 def _check_mesh(params: Params) -> str | None:

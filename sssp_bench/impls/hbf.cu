@@ -714,7 +714,7 @@ __device__ __forceinline__ bool hbf_grid_arc(const HbfContext& c, offset_t e, di
                                              bool source_fresh, vertex_t* head, long long* degree,
                                              unsigned long long& attempts, unsigned long long& improvements) {
     if (!hbf_arc(c, e, du, source_arcs, source_fresh, head, attempts, improvements)) return false;
-    *degree = (long long)(c.row_offsets[*head + 1] - c.row_offsets[*head]);  // plain: read again as an entry
+    *degree = out_degree(c.row_offsets, *head);  // plain loads (not __ldcs): read again as an entry
     return *degree > 0;
 }
 

@@ -243,8 +243,6 @@ class HBF(GpuSsspBase):
             raise ConfigError(f"{self.name} parameter 'grid_expansion' needs dedup64: true (its frontier entries carry "
                               "degree prefix sums, so a frontier must hold each vertex at most once)")
         self.grid = self.params["grid_expansion"] == "on"  # "auto" resolves in prepare, from the degrees
-        # distances 8, packed words 8, frontiers 2 x 4, heavy list 4, parallel-arc flags 1, sinks ~12
-        self.vertex_bytes_without_grid = 8 + (8 if dedup else 0) + 12 + 1 + 12
         # marked column ids 4, sink in-arcs up to 8; without dedup the frontiers and heavy list grow with m
         self.per_arc_bytes = (12 if self.params["edge_classification"] else 0) + (0 if dedup else 12)
 
@@ -278,7 +276,9 @@ class HBF(GpuSsspBase):
             raise UnsupportedGraphError(
                 f"{self.name}: grid_expansion packs a frontier's entries and arcs in one 64-bit word, which "
                 f"n={graph.n} and m={graph.m} overflow; set grid_expansion: 'off'")
-        self.per_vertex_bytes = self.vertex_bytes_without_grid + (16 if self.grid else 0)  # + degree prefix sums
+        # distances 8, packed words 8, frontiers 2 x 4, heavy list 4, parallel-arc flags 1, sinks ~12, and the grid
+        # expansion's degree prefix sums 2 x 8
+        self.per_vertex_bytes = 8 + (8 if self.params["dedup64"] else 0) + 12 + 1 + 12 + (16 if self.grid else 0)
         super().prepare(graph)
 
     def prepare_device(self) -> None:
