@@ -179,6 +179,39 @@ def _report(runs: list[Path], out_dir: Path | None) -> None:
     click.echo("wrote " + ", ".join(str(path) for path in written.values()))
 
 
+@cli.command()
+@click.argument("runs", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--between", nargs=2, metavar="BASE NEW", default=None,
+              help="Compare variant NEW with variant BASE on every graph where both ran (labels as the report "
+                   "writes them). Without it, give two runs: every graph and variant in both, the second run "
+                   "against the first.")
+@click.option("--graph", "graphs", multiple=True, help="Only this graph (repeatable).")
+@click.option("--min-change", type=float, default=0.02, show_default=True,
+              help="A change smaller than this fraction is never called faster or slower.")
+@click.option("--confidence", type=float, default=0.95, show_default=True, help="Of the bootstrap interval.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the comparison as CSV here.")
+@click.option("--fail-on-slower", is_flag=True, help="Exit with status 1 when any verdict is 'slower'.")
+def compare(runs: tuple[Path, ...], between: tuple[str, str] | None, graphs: tuple[str, ...], min_change: float,
+            confidence: float, csv_path: Path | None, fail_on_slower: bool) -> None:
+    """Decide whether a timing really changed: paired by source, bootstrap interval of the median ratio.
+
+    \b
+    sssp-bench compare results/before results/after           # what a change moved, per graph and variant
+    sssp-bench compare results/RUN --between workfront hbf    # hbf against workfront on every graph
+    """
+    from . import compare as comparing
+
+    options = comparing.CompareOptions(min_change=min_change, confidence=confidence)
+    comparison = comparing.compare_runs(list(runs), between=between, graphs=graphs, options=options)
+    click.echo(comparing.format_comparison(comparison, options))
+    if csv_path is not None:
+        comparing.write_comparison_csv(comparison, csv_path)
+        click.echo(f"wrote {csv_path}")
+    if fail_on_slower and (comparison["verdict"] == "slower").any():
+        sys.exit(1)
+
+
 @cli.command(name="list")
 @click.option("--paper", default=None, help="Only the catalog graphs of one paper (hbf, bfs4k, course, ...).")
 @DATASETS_OPTION

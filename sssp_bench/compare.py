@@ -1,0 +1,225 @@
+"""Is one timing really faster than another, or is the difference noise? The compare step of asv and
+pytest-benchmark, for this harness's recorded rows.
+
+What is compared:
+- two runs (a baseline run, then a new one): every (graph, variant) that ran in both, the new against the
+  baseline (did a change to the code or the machine move a number?);
+- `between=(BASE, NEW)`: variant NEW against variant BASE on every graph where both ran, in one run or across
+  merged runs (labels as the report writes them, "run-id/variant" where two runs share a variant).
+
+Pairing: the runner draws the same seeded sources for every implementation of a graph, so both sides timed the
+same sources, and a source that is hard for one is usually hard for the other. Only verified solves count, as
+in the report; a source's repetitions are reduced to their median, and the pairs are the sources verified on
+both sides. Where the two sides share no source (runs with different source seeds) the comparison is unpaired.
+
+The statistic is the report's own: ratio = NEW's median time / BASE's median time over the compared sources
+(below 1 is faster). Its confidence interval is a percentile bootstrap: resample the sources with replacement
+(the pairs together when paired, each side apart when not) and take the ratio again. Also given: on how many
+of the paired sources NEW was faster, and the two-sided sign test's p-value for that count.
+
+Verdict: "faster" when the interval lies wholly below 1 and the ratio is at most 1 - min_change; "slower"
+when it lies wholly above 1 and the ratio is at least 1 + min_change; otherwise "no clear difference" (a change
+too small to matter, or one the sources' spread cannot tell from noise); "too few solves" under 3 on a side.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.stats import binomtest
+
+from .errors import UserError
+from .report import _as_runs, _label_rows, solve_outcome
+
+MIN_SOLVES = 3
+COMPARISON_COLUMNS = [
+    "graph", "base", "new", "paired", "base_solves", "new_solves", "pairs", "base_median_ms", "new_median_ms",
+    "ratio", "ci_low", "ci_high", "new_faster_on", "sign_test_p", "verdict",
+]
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    min_change: float = 0.02    # a change smaller than this fraction is not called faster or slower
+    confidence: float = 0.95    # of the bootstrap interval
+    resamples: int = 10_000
+    seed: int = 1               # the bootstrap's generator: the same rows give the same interval
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.min_change < 1.0:
+            raise UserError(f"--min-change must be a fraction in [0, 1), got {self.min_change}")
+        if not 0.5 <= self.confidence < 1.0:
+            raise UserError(f"--confidence must be in [0.5, 1), got {self.confidence}")
+        if self.resamples < 100:
+            raise UserError(f"--resamples must be at least 100, got {self.resamples}")
+
+
+def compare_runs(runs: Any, between: tuple[str, str] | None = None, graphs: Sequence[str] = (),
+                 options: CompareOptions = CompareOptions()) -> pd.DataFrame:
+    """One row per comparison (COMPARISON_COLUMNS); `runs` as `report.summarize` takes them."""
+    loaded = _as_runs(runs)
+    rows = _verified_times(_label_rows(loaded))
+    if graphs:
+        unknown = [graph for graph in graphs if graph not in set(rows["graph"])]
+        if unknown:
+            raise UserError(f"graph {unknown[0]!r} has no verified solve in these runs "
+                            f"(graphs: {', '.join(sorted(set(rows['graph']))) or 'none'})")
+        rows = rows[rows["graph"].isin(list(graphs))]
+    if between is not None:
+        pairs = _pairs_between(rows, between)
+    elif len(loaded) == 2:
+        pairs = _pairs_across_runs(rows, [str(manifest["run_id"]) for manifest, _ in loaded])
+    else:
+        raise UserError(f"compare needs two runs (baseline, then new), or --between BASE NEW; got {len(loaded)} "
+                        f"run(s) and no --between")
+    if not pairs:
+        raise UserError("nothing to compare: no graph has verified solves of both sides")
+    records = [_compare_one(graph, base_name, new_name, base, new, options)
+               for graph, base_name, new_name, base, new in pairs]
+    return pd.DataFrame.from_records(records, columns=COMPARISON_COLUMNS)
+
+
+def _verified_times(rows: pd.DataFrame) -> pd.DataFrame:
+    """run_id, graph, variant, label, source, time_ms of the verified solves, repetitions reduced to a median."""
+    solves = rows[rows["phase"] == "solve"]
+    verified = [
+        solve_outcome(status, certificate, reference) == "verified" and not math.isnan(time_s)
+        for status, certificate, reference, time_s in
+        zip(solves["status"], solves["certificate"], solves["reference"], solves["time_s"])
+    ]
+    kept = solves[np.array(verified, dtype=bool)].copy()
+    kept["time_ms"] = kept["time_s"] * 1e3
+    kept["source"] = pd.to_numeric(kept["source"], errors="coerce")
+    keys = ["run_id", "graph", "variant", "label", "source"]
+    return kept.groupby(keys, sort=False, dropna=False)["time_ms"].median().reset_index()
+
+
+def _series(rows: pd.DataFrame, **match: str) -> pd.Series:
+    """time_ms by source of the rows matching every column=value in `match`."""
+    selected = rows
+    for column, value in match.items():
+        selected = selected[selected[column] == value]
+    return selected.set_index("source")["time_ms"]
+
+
+def _pairs_across_runs(rows: pd.DataFrame, run_ids: list[str]) -> list[tuple[str, str, str, pd.Series, pd.Series]]:
+    base_run, new_run = run_ids
+    base_keys = dict.fromkeys(zip(*(rows.loc[rows["run_id"] == base_run, c] for c in ("graph", "variant"))))
+    new_keys = set(zip(*(rows.loc[rows["run_id"] == new_run, c] for c in ("graph", "variant"))))
+    return [
+        (graph, f"{base_run}/{variant}", f"{new_run}/{variant}",
+         _series(rows, run_id=base_run, graph=graph, variant=variant),
+         _series(rows, run_id=new_run, graph=graph, variant=variant))
+        for graph, variant in base_keys if (graph, variant) in new_keys
+    ]
+
+
+def _pairs_between(rows: pd.DataFrame, between: tuple[str, str]) -> list[tuple[str, str, str, pd.Series, pd.Series]]:
+    labels = list(dict.fromkeys(rows["label"]))
+    for name in between:
+        if name not in labels:
+            raise UserError(f"--between: no verified solves of {name!r} (variants: {', '.join(labels) or 'none'})")
+    base_name, new_name = between
+    if base_name == new_name:
+        raise UserError(f"--between names {base_name!r} twice; give two different variants")
+    graphs = dict.fromkeys(rows.loc[rows["label"] == base_name, "graph"])
+    new_graphs = set(rows.loc[rows["label"] == new_name, "graph"])
+    return [
+        (graph, base_name, new_name, _series(rows, graph=graph, label=base_name),
+         _series(rows, graph=graph, label=new_name))
+        for graph in graphs if graph in new_graphs
+    ]
+
+
+def _compare_one(graph: str, base_name: str, new_name: str, base: pd.Series, new: pd.Series,
+                 options: CompareOptions) -> dict[str, Any]:
+    shared = base.index.intersection(new.index)
+    paired = len(shared) > 0
+    if paired:
+        base_times, new_times = base.loc[shared].to_numpy(), new.loc[shared].to_numpy()
+    else:
+        base_times, new_times = base.to_numpy(), new.to_numpy()
+    record: dict[str, Any] = {
+        "graph": graph, "base": base_name, "new": new_name, "paired": paired,
+        "base_solves": len(base), "new_solves": len(new), "pairs": len(shared),
+        "base_median_ms": float(np.median(base_times)), "new_median_ms": float(np.median(new_times)),
+        "ratio": float(np.median(new_times) / np.median(base_times)),
+        "ci_low": math.nan, "ci_high": math.nan, "new_faster_on": "", "sign_test_p": math.nan,
+    }
+    if paired:
+        faster, slower = int(np.sum(new_times < base_times)), int(np.sum(new_times > base_times))
+        record["new_faster_on"] = f"{faster}/{len(shared)}"
+        if faster + slower:
+            record["sign_test_p"] = float(binomtest(faster, faster + slower, 0.5).pvalue)
+    if min(len(base_times), len(new_times)) < MIN_SOLVES:
+        record["verdict"] = "too few solves"
+        return record
+    record["ci_low"], record["ci_high"] = bootstrap_ratio_interval(base_times, new_times, paired, options)
+    record["verdict"] = verdict(record["ratio"], record["ci_low"], record["ci_high"], options.min_change)
+    return record
+
+
+def bootstrap_ratio_interval(base_times: np.ndarray, new_times: np.ndarray, paired: bool,
+                             options: CompareOptions) -> tuple[float, float]:
+    """Percentile bootstrap interval of median(new) / median(base); paired resamples keep each source's two
+    times together."""
+    generator = np.random.default_rng(options.seed)
+    shape = (options.resamples, len(base_times))
+    base_picks = generator.integers(0, len(base_times), size=shape)
+    new_picks = base_picks if paired else generator.integers(0, len(new_times), size=(options.resamples,
+                                                                                         len(new_times)))
+    ratios = np.median(new_times[new_picks], axis=1) / np.median(base_times[base_picks], axis=1)
+    tail = (1.0 - options.confidence) / 2.0
+    low, high = np.quantile(ratios, [tail, 1.0 - tail])
+    return float(low), float(high)
+
+
+def verdict(ratio: float, ci_low: float, ci_high: float, min_change: float) -> str:
+    if ci_high < 1.0 and ratio <= 1.0 - min_change:
+        return "faster"
+    if ci_low > 1.0 and ratio >= 1.0 + min_change:
+        return "slower"
+    return "no clear difference"
+
+
+def format_comparison(comparison: pd.DataFrame, options: CompareOptions = CompareOptions()) -> str:
+    """A fixed-width table and a line on how to read it."""
+    header = ["graph", "base", "new", "base ms", "new ms", "ratio", f"{options.confidence:.0%} interval",
+              "new faster on", "sign p", "verdict"]
+    lines = []
+    for row in comparison.itertuples(index=False):
+        interval = "-" if math.isnan(row.ci_low) else f"{row.ci_low:.3f}-{row.ci_high:.3f}"
+        faster_on = row.new_faster_on if row.paired else "unpaired"
+        sign_p = "-" if math.isnan(row.sign_test_p) else f"{row.sign_test_p:.2g}"
+        lines.append([row.graph, row.base, row.new, f"{row.base_median_ms:.4g}", f"{row.new_median_ms:.4g}",
+                      f"{row.ratio:.3f}", interval, faster_on, sign_p, row.verdict])
+    widths = [max(len(str(cells[i])) for cells in [header, *lines]) for i in range(len(header))]
+
+    def render(cells: list[str]) -> str:
+        return "  ".join(str(cell).ljust(width) for cell, width in zip(cells, widths)).rstrip()
+
+    table = [render(header), render(["-" * width for width in widths]), *(render(cells) for cells in lines)]
+    table.append(f"ratio = new median / base median over the sources verified on both sides (below 1: new is "
+                 f"faster); a verdict needs the interval to exclude 1 and a change of at least "
+                 f"{options.min_change:.0%}")
+    return "\n".join(table)
+
+
+def write_comparison_csv(comparison: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
+    """The comparison as CSV, written to a temporary name and renamed: never half a file."""
+    path = Path(path)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        comparison.to_csv(temporary, index=False)
+        os.replace(temporary, path)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        raise UserError(f"{path}: cannot write the comparison ({error})") from None
+    return path

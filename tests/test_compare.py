@@ -1,0 +1,127 @@
+"""compare.py on small hand-written run directories: paired verdicts, run against run, unpaired, errors, CLI."""
+
+import csv
+
+import pytest
+from click.testing import CliRunner
+
+from sssp_bench.cli import cli
+from sssp_bench.compare import CompareOptions, compare_runs, format_comparison
+from sssp_bench.errors import UserError
+from test_report import manifest, solve, write_run
+
+# Per-source difficulty spread over 2x, as sources of one graph are: a paired test sees through it.
+DIFFICULTY = [1.0 + 0.05 * ((7 * i) % 20) for i in range(20)]
+
+
+def timed(graph, variant, scale, run_id="r1", jitter=0.0, sources=range(20), **fields):
+    """Solves of `variant` on every source, time = difficulty x scale (x 1 +- jitter, alternating), in ms."""
+    return [solve(graph, variant, DIFFICULTY[i % 20] * scale * (1 + jitter * (-1) ** i) / 1e3, device="gpu",
+                  source=source, run_id=run_id, **fields) for i, source in enumerate(sources)]
+
+
+def one_run(tmp_path, rows, run_id="r1"):
+    return write_run(tmp_path / run_id, manifest(run_id, baseline=None), rows)
+
+
+def only(comparison, graph="g1"):
+    match = comparison[comparison["graph"] == graph]
+    assert len(match) == 1
+    return match.iloc[0]
+
+
+def test_ratio_of_medians_by_hand(tmp_path):
+    run = one_run(tmp_path, [solve("g1", "a", t, source=i) for i, t in enumerate([0.001, 0.002, 0.003])]
+                  + [solve("g1", "b", t, source=i) for i, t in enumerate([0.002, 0.004, 0.006])])
+    row = only(compare_runs(run, between=("a", "b")))
+    assert row["base_median_ms"] == pytest.approx(2.0) and row["new_median_ms"] == pytest.approx(4.0)
+    assert row["ratio"] == pytest.approx(2.0)
+    assert row["new_faster_on"] == "0/3" and row["pairs"] == 3 and row["paired"]
+    assert row["verdict"] == "slower"  # every resample of three doubled pairs is exactly 2
+
+
+def test_a_ten_percent_win_hidden_in_the_spread_of_sources_is_found(tmp_path):
+    # The sources' own spread (IQR ~ 0.5 ms on a 1.5 ms median) dwarfs the 10% difference; pairing sees it.
+    run = one_run(tmp_path, timed("g1", "workfront", 1.0) + timed("g1", "hbf", 0.9, jitter=0.03))
+    row = only(compare_runs(run, between=("workfront", "hbf")))
+    assert row["ratio"] == pytest.approx(0.9, abs=0.03)
+    assert row["ci_high"] < 1.0 and row["new_faster_on"] == "20/20"
+    assert row["sign_test_p"] < 1e-5
+    assert row["verdict"] == "faster"
+
+
+def test_noise_alone_is_no_clear_difference(tmp_path):
+    run = one_run(tmp_path, timed("g1", "a", 1.0, jitter=0.05) + timed("g1", "b", 1.0, jitter=-0.05))
+    row = only(compare_runs(run, between=("a", "b")))
+    assert row["ci_low"] < 1.0 < row["ci_high"]
+    assert row["verdict"] == "no clear difference"
+
+
+def test_a_change_below_min_change_is_not_called(tmp_path):
+    run = one_run(tmp_path, timed("g1", "a", 1.0) + timed("g1", "b", 0.99))
+    assert only(compare_runs(run, between=("a", "b")))["verdict"] == "no clear difference"
+    tight = CompareOptions(min_change=0.0)
+    assert only(compare_runs(run, between=("a", "b"), options=tight))["verdict"] == "faster"
+
+
+def test_only_verified_solves_count(tmp_path):
+    wrong = [solve("g1", "b", 1e-6, status="wrong_answer", certificate=False, source=i) for i in range(20, 40)]
+    unchecked = [solve("g1", "b", 1e-6, certificate=None, source=i) for i in range(40, 60)]
+    run = one_run(tmp_path, timed("g1", "a", 1.0) + timed("g1", "b", 1.0) + wrong + unchecked)
+    row = only(compare_runs(run, between=("a", "b")))
+    assert row["new_solves"] == 20 and row["ratio"] == pytest.approx(1.0)
+
+
+def test_two_runs_compare_every_shared_graph_and_variant(tmp_path):
+    before = one_run(tmp_path, timed("g1", "hbf", 1.0, run_id="before") + timed("g2", "hbf", 1.0, run_id="before")
+                     + timed("g1", "only-before", 1.0, run_id="before"), run_id="before")
+    after = one_run(tmp_path, timed("g1", "hbf", 1.2, run_id="after") + timed("g2", "hbf", 0.8, run_id="after"),
+                    run_id="after")
+    comparison = compare_runs([before, after])
+    assert list(comparison["base"]) == ["before/hbf", "before/hbf"]
+    assert list(comparison["new"]) == ["after/hbf", "after/hbf"]
+    assert only(comparison, "g1")["verdict"] == "slower" and only(comparison, "g2")["verdict"] == "faster"
+    assert list(compare_runs([before, after], graphs=["g2"])["graph"]) == ["g2"]
+
+
+def test_runs_with_different_sources_are_compared_unpaired(tmp_path):
+    before = one_run(tmp_path, timed("g1", "hbf", 1.0, run_id="x"), run_id="x")
+    after = one_run(tmp_path, timed("g1", "hbf", 0.5, run_id="y", sources=range(100, 120)), run_id="y")
+    row = only(compare_runs([before, after]))
+    assert not row["paired"] and row["pairs"] == 0 and row["new_faster_on"] == ""
+    assert row["ratio"] == pytest.approx(0.5) and row["verdict"] == "faster"
+    assert "unpaired" in format_comparison(compare_runs([before, after]))
+
+
+def test_too_few_solves_get_no_verdict(tmp_path):
+    run = one_run(tmp_path, timed("g1", "a", 1.0, sources=range(2)) + timed("g1", "b", 0.5, sources=range(2)))
+    assert only(compare_runs(run, between=("a", "b")))["verdict"] == "too few solves"
+
+
+def test_mistakes_are_one_line_errors(tmp_path):
+    run = one_run(tmp_path, timed("g1", "a", 1.0) + timed("g2", "b", 1.0))
+    with pytest.raises(UserError, match="needs two runs"):
+        compare_runs(run)
+    with pytest.raises(UserError, match="no verified solves of 'c'.*variants: a, b"):
+        compare_runs(run, between=("a", "c"))
+    with pytest.raises(UserError, match="nothing to compare"):
+        compare_runs(run, between=("a", "b"))  # never on the same graph
+    with pytest.raises(UserError, match="graph 'g9'"):
+        compare_runs(run, between=("a", "b"), graphs=["g9"])
+    with pytest.raises(UserError, match="min-change"):
+        CompareOptions(min_change=1.5)
+
+
+def test_cli_prints_the_table_writes_csv_and_can_fail_on_slower(tmp_path):
+    run = one_run(tmp_path, timed("g1", "workfront", 1.0) + timed("g1", "hbf", 1.3))
+    out_csv = tmp_path / "comparison.csv"
+    result = CliRunner().invoke(cli, ["compare", str(run), "--between", "workfront", "hbf", "--csv", str(out_csv)])
+    assert result.exit_code == 0, result.output
+    assert "slower" in result.output and "20 / 20" not in result.output and "0/20" in result.output
+    with out_csv.open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows[0]["verdict"] == "slower" and float(rows[0]["ratio"]) == pytest.approx(1.3)
+    failing = CliRunner().invoke(cli, ["compare", str(run), "--between", "workfront", "hbf", "--fail-on-slower"])
+    assert failing.exit_code == 1
+    mistake = CliRunner().invoke(cli, ["compare", str(run)])
+    assert mistake.exit_code == 2 and "needs two runs" in mistake.output and "Traceback" not in mistake.output
