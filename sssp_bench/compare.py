@@ -36,7 +36,7 @@ import pandas as pd
 from scipy.stats import binomtest
 
 from .errors import UserError
-from .report import _as_runs, _label_rows, solve_outcome
+from .report import _as_runs, _label_rows, fixed_width_lines, solve_outcome
 
 MIN_SOLVES = 3
 COMPARISON_COLUMNS = [
@@ -111,8 +111,12 @@ def _series(rows: pd.DataFrame, **match: str) -> pd.Series:
 
 def _pairs_across_runs(rows: pd.DataFrame, run_ids: list[str]) -> list[tuple[str, str, str, pd.Series, pd.Series]]:
     base_run, new_run = run_ids
-    base_keys = dict.fromkeys(zip(*(rows.loc[rows["run_id"] == base_run, c] for c in ("graph", "variant"))))
-    new_keys = set(zip(*(rows.loc[rows["run_id"] == new_run, c] for c in ("graph", "variant"))))
+
+    def keys(run_id: str) -> dict[tuple[str, str], None]:  # (graph, variant) in the order the run met them
+        ran = rows[rows["run_id"] == run_id]
+        return dict.fromkeys(zip(ran["graph"], ran["variant"]))
+
+    base_keys, new_keys = keys(base_run), keys(new_run)
     return [
         (graph, f"{base_run}/{variant}", f"{new_run}/{variant}",
          _series(rows, run_id=base_run, graph=graph, variant=variant),
@@ -193,19 +197,15 @@ def format_comparison(comparison: pd.DataFrame, options: CompareOptions = Compar
     """A fixed-width table and a line on how to read it."""
     header = ["graph", "base", "new", "base ms", "new ms", "ratio", f"{options.confidence:.0%} interval",
               "new faster on", "sign p", "verdict"]
-    lines = []
+    body = []
     for row in comparison.itertuples(index=False):
         interval = "-" if math.isnan(row.ci_low) else f"{row.ci_low:.3f}-{row.ci_high:.3f}"
         faster_on = row.new_faster_on if row.paired else "unpaired"
         sign_p = "-" if math.isnan(row.sign_test_p) else f"{row.sign_test_p:.2g}"
-        lines.append([row.graph, row.base, row.new, f"{row.base_median_ms:.4g}", f"{row.new_median_ms:.4g}",
+        body.append([row.graph, row.base, row.new, f"{row.base_median_ms:.4g}", f"{row.new_median_ms:.4g}",
                       f"{row.ratio:.3f}", interval, faster_on, sign_p, row.verdict])
-    widths = [max(len(str(cells[i])) for cells in [header, *lines]) for i in range(len(header))]
-
-    def render(cells: list[str]) -> str:
-        return "  ".join(str(cell).ljust(width) for cell, width in zip(cells, widths)).rstrip()
-
-    table = [render(header), render(["-" * width for width in widths]), *(render(cells) for cells in lines)]
+    right_aligned = [False, False, False, True, True, True, True, True, True, False]
+    table = fixed_width_lines(header, body, right_aligned)
     table.append(f"ratio = new median / base median over the sources verified on both sides (below 1: new is "
                  f"faster); a verdict needs the interval to exclude 1 and a change of at least "
                  f"{options.min_change:.0%}")

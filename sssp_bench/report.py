@@ -534,6 +534,18 @@ TABLE_COLUMNS = (
 )
 
 
+def fixed_width_lines(header: list[str], body: list[list[str]], right_aligned: Sequence[bool]) -> list[str]:
+    """A plain-text table: the header, a rule, then the body, each column as wide as its widest cell."""
+    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
+
+    def render(cells: list[str]) -> str:
+        parts = [cell.rjust(width) if right else cell.ljust(width)
+                 for cell, width, right in zip(cells, widths, right_aligned)]
+        return "  ".join(parts).rstrip()
+
+    return [render(header), "  ".join("-" * width for width in widths), *(render(cells) for cells in body)]
+
+
 def format_table(summary: pd.DataFrame) -> str:
     """The summary as a fixed-width plain-text table for a terminal."""
     if summary.empty:
@@ -547,17 +559,7 @@ def format_table(summary: pd.DataFrame) -> str:
             missing = value is None or value == "" or (isinstance(value, float) and math.isnan(value))
             cells.append(("" if title in BLANK_WHEN_MISSING else "-") if missing else str(value))
         body.append(cells)
-    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
-
-    def render(cells: list[str]) -> str:
-        parts = [
-            cell.rjust(width) if right else cell.ljust(width)
-            for cell, width, (_, _, right) in zip(cells, widths, TABLE_COLUMNS)
-        ]
-        return "  ".join(parts).rstrip()
-
-    lines = [render(header), "  ".join("-" * width for width in widths)]
-    lines += [render(cells) for cells in body]
+    lines = fixed_width_lines(header, body, [right for _, _, right in TABLE_COLUMNS])
     lines.append("Timings cover verified solves only; speedup = baseline median / variant median on the same graph.")
     if summary["stand_in_for"].astype(bool).any():
         lines.append(f"{STAND_IN_MARK} a synthetic stand-in of the same size and structure ran in place of the real "

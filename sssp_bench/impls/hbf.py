@@ -111,7 +111,7 @@ from .gpu_common import (
     CumulativeCounts,
     GpuSsspBase,
 )
-from .workfront import GRAPHS, TILE
+from .workfront import GRAPHS, TILE, packed_queue_shift, tiles_per_queue
 
 # flags of hbf.cu
 CLASSIFY, DEDUP, COALESCE, HINTS, DP_COOP, DP_CHILD, COUNT, VWARPS, BLOCKX = 1, 2, 4, 8, 16, 32, 64, 128, 256
@@ -267,9 +267,9 @@ class HBF(GpuSsspBase):
             self.tag_bits, self.low = 1, 0
         self.host_degrees = np.asarray(graph.out_degrees())
         self.max_degree = int(self.host_degrees.max()) if graph.n else 0
-        # grid expansion: queue words pack (entries << shift | arcs), at most n entries and m arcs
-        self.shift = max(1, int(graph.m).bit_length())
-        packable = int(graph.n).bit_length() + self.shift <= 63
+        # grid expansion: advance.cuh's packed queue words (entries << shift | arcs)
+        self.shift = packed_queue_shift(graph.n, graph.m)
+        packable = self.shift is not None
         if self.params["grid_expansion"] == "auto":
             self.grid = self.params["dedup64"] and packable and self.max_degree > self.params["tdp"]
         elif self.grid and not packable:
@@ -316,7 +316,7 @@ class HBF(GpuSsspBase):
         self.capacity = max(n if params["dedup64"] else max(n, m) + n, 1)
         self.frontiers = cp.empty(2 * self.capacity, dtype=np.int32)
         if self.grid:  # each frontier half's degree prefix sums and tile owners (advance.cuh)
-            self.tiles_per_queue = m // TILE + 2
+            self.tiles_per_queue = tiles_per_queue(m)
             self.starts = cp.empty(2 * self.capacity, dtype=np.int64)
             self.tile_first = cp.empty(2 * self.tiles_per_queue, dtype=np.int32)
             self.grid_blocks = self._one_wave(self.kernels["hbf_grid_iteration"])

@@ -50,6 +50,20 @@ BATCH_SIZES = (1, 2, 4, 8, 16)
 STATUS_WORDS = 32
 """The status words of these kernels: common.cuh's 8, then each module's control words."""
 
+
+
+def packed_queue_shift(n: int, m: int) -> int | None:
+    """The shift of advance.cuh's packed queue word (entries << shift | arcs): the bit length of m, since a queue
+    holds each vertex at most once (at most m arcs); None when n entries do not fit above it in 64 bits."""
+    shift = max(1, int(m).bit_length())
+    return shift if int(n) < 2 ** (64 - shift) else None
+
+
+def tiles_per_queue(m: int) -> int:
+    """Tile-owner slots one queue needs: one per WF_TILE arcs of at most m, and the one past the last tile."""
+    return int(m) // TILE + 2
+
+
 GRAPHS = Parameter(
     bool, True,
     "replay each batch of rounds as a CUDA graph captured in prepare (a few us per round instead of a Python "
@@ -72,13 +86,13 @@ class QueueAdvanceBase(GpuSsspBase):
     def prepare_device(self) -> None:
         cp, graph = self.cp, self.graph
         n, m = graph.n, graph.m
-        self.shift = max(1, int(m).bit_length())
-        if n >= 2 ** (64 - self.shift):
+        self.shift = packed_queue_shift(n, m)
+        if self.shift is None:
             raise UnsupportedGraphError(
                 f"{self.name}: n={n} and m={m} do not fit the packed 64-bit queue counter "
                 f"(n must be below 2^{64 - self.shift})"
             )
-        self.tiles_per_queue = m // TILE + 2
+        self.tiles_per_queue = tiles_per_queue(m)
         self.vertices = cp.empty(2 * n, dtype=np.int32)
         self.starts = cp.empty(2 * n, dtype=np.int64)
         self.tile_first = cp.empty(2 * self.tiles_per_queue, dtype=np.int32)
