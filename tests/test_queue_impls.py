@@ -37,7 +37,8 @@ def test_both_are_registered_gpu_implementations():
     wf, nf = registry["workfront"], registry["near-far"]
     assert wf.device == nf.device == "gpu" and wf.kind == nf.kind == "sssp"
     assert wf.negative_weights and not nf.negative_weights
-    assert set(nf.parameters) == {"count_relaxations", "delta", "refill_arcs", "graphs"}
+    assert set(nf.parameters) == {"count_relaxations", "delta", "refill_arcs", "packed_dedup", "graphs"}
+    assert nf.parameters["packed_dedup"].default is True
     assert nf.parameters["delta"].default == 0
     assert set(wf.parameters) == {"count_relaxations", "graphs"} and wf.parameters["graphs"].default is True
     for cls in (wf, nf):
@@ -72,6 +73,24 @@ def test_automatic_delta_is_a_factor_times_average_weight_over_average_degree():
     tails = np.repeat(np.arange(4), 6)
     heads = (tails + np.tile(np.arange(1, 7), 4)) % 4
     assert near_far.auto_delta(from_arcs(4, tails, heads, np.full(24, 30, np.int32))) == 20
+
+
+def test_packed_distances_leave_room_for_every_distance_and_round_stamp():
+    # 4 vertices, largest weight 15: distances up to 3 * 15 = 45, and the unreached word above them (46) take 6
+    # bits, so 63 - 6 = 57 stamp bits
+    arcs = [(0, 1, 5), (0, 2, 15), (1, 2, 10), (2, 3, 10)]
+    graph = from_arcs(4, *zip(*arcs))
+    assert near_far.packed_distance_shift(graph) == 57
+    assert near_far.packed_distance_shift(graph.with_weights(None)) == 60  # unit weights: 3 and 4 take 3 bits
+    assert near_far.packed_distance_shift(from_arcs(1, [], [], np.zeros(0, np.int32))) == 62
+    # a million vertices and weights near 2^31 need 51 distance bits: 12 stamp bits cannot count 4n + 64 rounds,
+    # so the solve keeps plain distances
+    heavy = from_arcs(2**20, [0], [1], [2**31 - 1])
+    assert near_far.packed_distance_shift(heavy) == 0
+    light = from_arcs(2**20, [0], [1], [2**10])
+    shift = near_far.packed_distance_shift(light)
+    assert shift == 63 - ((2**20 - 1) * 2**10 + 1).bit_length()
+    assert 2**shift > near_far.round_cap(2**20) + 32
 
 
 def test_status_words_and_block_sizes_agree_with_the_kernels():

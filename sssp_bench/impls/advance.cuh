@@ -22,6 +22,13 @@
 // classifies improved vertices by their new distance: below the threshold into the near
 // queue, otherwise onto the far pile (a plain vertex list with its own stamp per epoch and a running minimum).
 //
+// Packed distances (kPacked, Near-Far's packed_dedup): each distance word holds (distance << dist_shift) | stamp,
+// H-BF's 64-bit duplicate removal (its Algorithms 5 and 6) applied to the near queue. A near improvement writes
+// the round's stamp with the distance in ONE atomicMin, and the improvement whose atomicMin replaced another stamp
+// pushes the vertex: no stamp array, no second read and atomicExch per improving arc. A far improvement writes
+// stamp 0 (far pushes keep their epoch stamps), so a vertex that falls below T later in the same round is still
+// queued near. The host picks dist_shift so that every distance and every round stamp fit (near_far.py).
+//
 // Launch with blockDim.x == WF_BLOCK (the loops and shared arrays assume it); any grid size works.
 #ifndef SSSP_BENCH_ADVANCE_CUH
 #define SSSP_BENCH_ADVANCE_CUH
@@ -55,6 +62,17 @@ __device__ __forceinline__ long long out_degree(const offset_t* __restrict__ row
 // first skips the atomic for a vertex already claimed (stamps only change to the current value meanwhile).
 __device__ __forceinline__ bool claim(int* stamps, vertex_t v, int stamp) {
     return stamps[v] != stamp && atomicExch(&stamps[v], stamp) != stamp;
+}
+
+// Packed relax: try word(v) = (candidate << dist_shift) | stamp. True when this thread's atomicMin lowered v's
+// distance; *old_stamp is then the stamp bits it replaced. Distances are non-negative here, so the signed
+// atomicMin orders words by distance first; an equal distance is no improvement whatever the stamps.
+__device__ __forceinline__ bool relax_packed(dist_t* dist, vertex_t v, dist_t candidate, int dist_shift,
+                                             dist_t stamp, dist_t* old_stamp) {
+    if (candidate >= (dist[v] >> dist_shift)) return false;
+    dist_t old = atomicMin(&dist[v], (candidate << dist_shift) | stamp);
+    *old_stamp = old & ((1LL << dist_shift) - 1LL);
+    return candidate < (old >> dist_shift);
 }
 
 #define WF_WARPS (WF_BLOCK / 32)
@@ -190,15 +208,16 @@ struct FarPile {
 };
 
 // One round of the advance over the input queue (`in_packed` its counter value). kNearFar: improved vertices
-// go to the near queue or the far pile by their new distance; otherwise all go to the next queue.
-template <bool kNearFar>
+// go to the near queue or the far pile by their new distance; otherwise all go to the next queue. kPacked:
+// distance words packed with stamps (dist_shift stamp bits; near_stamps is not used), else plain distances.
+template <bool kNearFar, bool kPacked = false>
 __device__ __forceinline__ void advance_queue(
         const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
         const weight_t* __restrict__ weights, int unit_weights, dist_t* dist,
         const vertex_t* __restrict__ in_vertices, const long long* __restrict__ in_starts,
         const int* __restrict__ in_tiles, word_t in_packed, int shift,
         vertex_t* out_vertices, long long* out_starts, int* out_tiles, word_t* out_counter,
-        int* near_stamps, int near_stamp, FarPile far, word_t* words, int count_relaxations) {
+        int* near_stamps, int near_stamp, FarPile far, word_t* words, int count_relaxations, int dist_shift = 0) {
     __shared__ int s_start[WF_TILE + 1];        // entry start relative to the tile (0 for the first entry)
     __shared__ long long s_base[WF_TILE + 1];   // row_offsets[u] - starts[i]: queue arc t is CSR arc base + t
     __shared__ dist_t s_du[WF_TILE + 1];        // dist[u], read once per entry and tile
@@ -219,7 +238,7 @@ __device__ __forceinline__ void advance_queue(
             long long start = in_starts[first + j];
             s_start[j] = start > low ? (int)(start - low) : 0;
             s_base[j] = (long long)row_offsets[u] - start;
-            s_du[j] = dist[u];
+            s_du[j] = kPacked ? dist[u] >> dist_shift : dist[u];
         }
         __syncthreads();
         bool want_near[WF_ITEMS], want_far[WF_ITEMS];
@@ -241,15 +260,23 @@ __device__ __forceinline__ void advance_queue(
                 dist_t du = s_du[a];
                 dist_t w = arc_weight(weights, unit_weights, e);
                 ++attempts;
-                if (relax(dist, v, du, w, words)) {
+                dist_t old_stamp = 0LL;
+                bool lowered = kPacked ? relax_packed(dist, v, du + w, dist_shift,
+                                                      !kNearFar || du + w < far.threshold ? near_stamp : 0,
+                                                      &old_stamp)
+                                       : relax(dist, v, du, w, words);
+                if (lowered) {
                     ++improved;
                     dist_t candidate = du + w;
                     heads[item] = v;
                     candidates[item] = candidate;
                     // claim first, then read the degree: a vertex improved by several arcs of a round reads
-                    // its row offsets once (a claimed vertex without out-arcs is simply not pushed)
+                    // its row offsets once (a claimed vertex without out-arcs is simply not pushed). Packed: the
+                    // near improvement whose atomicMin replaced another stamp claims v.
                     bool near = !kNearFar || candidate < far.threshold;
-                    if (near ? claim(near_stamps, v, near_stamp) : claim(far.stamps, v, far.stamp)) {
+                    bool claimed = !near ? claim(far.stamps, v, far.stamp)
+                                   : kPacked ? old_stamp != (dist_t)near_stamp : claim(near_stamps, v, near_stamp);
+                    if (claimed) {
                         long long degree = out_degree(row_offsets, v);
                         degrees[item] = degree;
                         want_near[item] = near && degree > 0;

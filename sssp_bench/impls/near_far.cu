@@ -28,6 +28,11 @@
 // the host can launch several rounds before it reads the words back, or replay them as a captured CUDA graph (the
 // kernels' round is words[NF_BASE] + their round argument). Done when a slot's near queue and far pile are both
 // empty; NF_ROUNDS counts the rounds that had work, NF_SPLITS the splits.
+//
+// Distance words: plain int64 distances (near_far_advance, dist_shift 0), or packed with the near queue's round
+// stamp (near_far_advance_packed, advance.cuh's kPacked: (distance << dist_shift) | stamp, and no near stamp
+// array); the split reads a word's distance by the shift either way, and near_far_unpack leaves plain distances
+// at the end of a packed solve.
 #include "advance.cuh"
 
 #define NF_SLOT0 8
@@ -76,12 +81,14 @@ extern "C" __global__ void near_far_init(dist_t* dist, int* stamps, long long n,
     }
 }
 
-extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS)
-near_far_advance(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
-                 const weight_t* __restrict__ weights, int unit_weights, dist_t* dist, vertex_t* vertices,
-                 long long* starts, int* tile_first, int* stamps, vertex_t* piles, long long n,
-                 long long tiles_per_queue, word_t* words, int shift, long long round_offset, long long delta,
-                 long long refill_arcs, int count_relaxations) {
+// Round r's advance; kPacked: distance words packed with near stamps (advance.cuh), dist_shift stamp bits.
+template <bool kPacked>
+__device__ __forceinline__ void
+near_far_round(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
+               const weight_t* __restrict__ weights, int unit_weights, dist_t* dist, vertex_t* vertices,
+               long long* starts, int* tile_first, int* stamps, vertex_t* piles, long long n,
+               long long tiles_per_queue, word_t* words, int shift, long long round_offset, long long delta,
+               long long refill_arcs, int count_relaxations, int dist_shift) {
     __shared__ int last_block;
     long long round = (long long)words[NF_BASE] + round_offset;  // nobody writes NF_BASE during a round
     word_t* current = nf_slot(words, round);
@@ -103,10 +110,11 @@ near_far_advance(const offset_t* __restrict__ row_offsets, const vertex_t* __res
         far.stamps = stamps + n;
         far.stamp = (int)(epoch + 1);
         long long in = round & 1, out = in ^ 1;
-        advance_queue<true>(row_offsets, column_ids, weights, unit_weights, dist,
-                            vertices + in * n, starts + in * n, tile_first + in * tiles_per_queue, in_packed, shift,
-                            vertices + out * n, starts + out * n, tile_first + out * tiles_per_queue,
-                            &next[NF_NEAR], stamps, (int)(round + 1), far, words, count_relaxations);
+        advance_queue<true, kPacked>(row_offsets, column_ids, weights, unit_weights, dist,
+                                     vertices + in * n, starts + in * n, tile_first + in * tiles_per_queue,
+                                     in_packed, shift, vertices + out * n, starts + out * n,
+                                     tile_first + out * tiles_per_queue, &next[NF_NEAR], stamps, (int)(round + 1),
+                                     far, words, count_relaxations, dist_shift);
     }
     // The last block to finish decides whether this round's split runs. One fence per block, in the thread that
     // counts the block done, after the barrier (fences are cumulative: they cover the block's writes the barrier
@@ -138,12 +146,30 @@ near_far_advance(const offset_t* __restrict__ row_offsets, const vertex_t* __res
     words[NF_BLOCKS_DONE] = 0ULL;
 }
 
+#define NF_ROUND_PARAMETERS                                                                                        \
+    const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,                              \
+        const weight_t* __restrict__ weights, int unit_weights, dist_t* dist, vertex_t* vertices,                   \
+        long long* starts, int* tile_first, int* stamps, vertex_t* piles, long long n, long long tiles_per_queue,   \
+        word_t* words, int shift, long long round_offset, long long delta, long long refill_arcs,                   \
+        int count_relaxations, int dist_shift
+#define NF_ROUND_ARGUMENTS                                                                                         \
+    row_offsets, column_ids, weights, unit_weights, dist, vertices, starts, tile_first, stamps, piles, n,           \
+        tiles_per_queue, words, shift, round_offset, delta, refill_arcs, count_relaxations, dist_shift
+
+extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) near_far_advance(NF_ROUND_PARAMETERS) {
+    near_far_round<false>(NF_ROUND_ARGUMENTS);
+}
+
+extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) near_far_advance_packed(NF_ROUND_PARAMETERS) {
+    near_far_round<true>(NF_ROUND_ARGUMENTS);
+}
+
 // Round r's split (when NF_SPLIT says so): the far pile of slot r % 3 into slot (r + 1) % 3's near queue and
 // far pile, by the old T (slot r % 3) and the new T (slot (r + 1) % 3, set by the advance's last block).
 extern "C" __global__ void near_far_split(const offset_t* __restrict__ row_offsets, const dist_t* __restrict__ dist,
                                           vertex_t* vertices, long long* starts, int* tile_first, int* stamps,
                                           vertex_t* piles, long long n, long long tiles_per_queue, word_t* words,
-                                          int shift, long long round_offset) {
+                                          int shift, long long round_offset, int dist_shift) {
     __shared__ word_t s_near_warp[WF_WARPS];  // the pushes' per-warp scan totals (block_reserve)
     __shared__ word_t s_far_warp[WF_WARPS];
     if (words[NF_SPLIT] == 0ULL) return;
@@ -173,7 +199,7 @@ extern "C" __global__ void near_far_split(const offset_t* __restrict__ row_offse
             degrees[item] = 0;
             if (i < far_count) {
                 vertex_t v = pile[i];
-                dist_t d = dist[v];
+                dist_t d = dist[v] >> dist_shift;  // 0 unless packed
                 vs[item] = v;
                 ds[item] = d;
                 // No claims (atomics) here: the pile holds each vertex once (its far stamp), and only vertices
@@ -193,5 +219,14 @@ extern "C" __global__ void near_far_split(const offset_t* __restrict__ row_offse
                            tile_first + out * tiles_per_queue, s_near_warp);
         block_push_far(want_far, vs, ds, &next[NF_FAR_COUNT], &next[NF_FAR_MIN], kept, s_far_warp);
         __syncthreads();  // s_near_warp and s_far_warp are rewritten in the next iteration
+    }
+}
+
+// After a packed solve: the distances alone (an unreached vertex's word is DIST_INF itself).
+extern "C" __global__ void near_far_unpack(dist_t* dist, long long n, int dist_shift) {
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
+        dist_t word = dist[v];
+        dist[v] = word == DIST_INF ? DIST_INF : word >> dist_shift;
     }
 }

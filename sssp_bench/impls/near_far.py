@@ -16,6 +16,16 @@ by adopting two queues similarly to the Delta-Stepping algorithm". Here (`near_f
   splits the far pile then, not only when the near queue is empty; such a round costs its latency however little
   it holds. 1 is Davidson et al.'s rule. The split needs no atomics: the pile holds each vertex once, and the
   advance queued near only vertices below the old T, which the split drops as stale.
+- packed_dedup (default on; H-BF's 64-bit duplicate removal, not Davidson et al.'s): each distance word holds
+  (distance << s) | stamp. A near improvement writes the round's stamp with the distance in one atomicMin, and
+  the improvement that replaced another stamp queues the vertex, so an improving arc costs no stamp read and
+  no atomicExch. Far improvements write stamp 0 and keep their epoch stamps. s is the room left beside the
+  largest possible distance, (n - 1) x the largest weight; when it cannot hold every round stamp (huge weights
+  on huge graphs) the solve keeps plain distances and says so in the counter `packed_dedup` (0). The words are
+  unpacked into plain distances at the end of the solve (inside its time). Measured against plain distances on
+  an H200 (100 sources, `sssp-bench compare`; benchmarks/measured/2026-11-23-h200-near-far-packed/): ratio 0.936 on
+  rmat.3Mv.20Me, 0.953 on random.2Mv.128Me, 0.916 on USA-road-d.NY, 0.900 on road-2M, 0.921 on grid-2M; kron
+  scale 21 no clear difference (1.016, interval 0.992-1.029).
 - The last block of each advance decides whether a split follows (it sees the final near-queue size), so the
   rounds run from the device and the host reads the status words back once per batch of up to 16 rounds (once
   per round with count_relaxations), each batch a CUDA graph replay as in `workfront` (parameter `graphs`).
@@ -61,7 +71,8 @@ whole far pile (up to ~150 us).
 Non-negative weights only: a graph with a negative weight is refused with UnsupportedGraphError (distances below
 T are final only when no arc weighs less than zero); use `workfront` or `lonestar` for those.
 Distances int64, unreached = INT64_MAX; float32 weights are refused for now.
-Counters: `iterations` (rounds with work: a near queue to advance or a far pile to split), `delta`, `splits`;
+Counters: `iterations` (rounds with work: a near queue to advance or a far pile to split), `delta`, `splits`,
+`packed_dedup` (1 when the distance words were packed);
 with count_relaxations, relax attempts and relaxations in total and per iteration, and `frontier_sizes` (near
 queue entries per iteration).
 """
@@ -78,7 +89,7 @@ from ..gpu import runtime
 from .base import Parameter
 from .cpu_common import check_source
 from .gpu_common import COUNT_RELAXATIONS
-from .workfront import ADVANCE_BLOCK, GRAPHS, QueueAdvanceBase
+from .workfront import ADVANCE_BLOCK, BATCH_SIZES, GRAPHS, QueueAdvanceBase
 
 WARP_SIZE = 32
 NF_SLOT0, NF_SLOT_WORDS, NF_NEAR, NF_FAR_COUNT = 8, 5, 0, 1
@@ -100,6 +111,23 @@ def auto_delta(graph: CSRGraph) -> int:
     return max(1, int(round(factor * average_weight / average_degree)))
 
 
+def round_cap(n: int) -> int:
+    """Rounds with work after which a solve is declared stuck (a bug: non-negative weights always converge)."""
+    return 4 * n + 64
+
+
+def packed_distance_shift(graph: CSRGraph) -> int:
+    """Stamp bits of packed_dedup's distance words (distance << shift | stamp), 0 when they do not fit 63 bits.
+
+    Every distance is at most (n - 1) x the largest weight, and it must stay below the unreached word's distance
+    (INT64_MAX >> shift); every round stamp (round + 1, rounds capped by round_cap plus one batch) below 2^shift.
+    """
+    largest = 1 if graph.weights is None or graph.m == 0 else max(int(graph.weights.max()), 0)
+    shift = 63 - ((graph.n - 1) * largest + 1).bit_length()
+    needed = (round_cap(graph.n) + 2 * max(BATCH_SIZES)).bit_length()
+    return shift if shift >= needed else 0
+
+
 class NearFarPile(QueueAdvanceBase):
     name = "near-far"
     description = (
@@ -116,6 +144,10 @@ class NearFarPile(QueueAdvanceBase):
         "refill_arcs": Parameter(int, 4096, "a round that leaves fewer arcs than this in the near queue raises the "
                                  "threshold and refills the queue from the far pile; 1: only an empty near queue "
                                  "(Davidson et al.)"),
+        "packed_dedup": Parameter(bool, True, "pack each distance with the round stamp of the near queue in one 64-bit "
+                                  "word (H-BF's 64-bit duplicate removal): one atomicMin per improving arc both "
+                                  "relaxes and deduplicates; plain int64 distances and stamp claims when off, or "
+                                  "when the graph's distance bound and round stamps do not fit 63 bits"),
         "graphs": GRAPHS,
     }
     cu_file = "near_far.cu"
@@ -143,11 +175,14 @@ class NearFarPile(QueueAdvanceBase):
         super().prepare(graph)
 
     def prepare_device(self) -> None:
+        self.dist_shift = packed_distance_shift(self.graph) if self.params["packed_dedup"] else 0
+        self.advance_kernel = "near_far_advance_packed" if self.dist_shift else "near_far_advance"
         super().prepare_device()
         self.delta = int(self.params["delta"] or auto_delta(self.graph))
         self.piles = self.cp.empty(2 * self.graph.n, dtype=np.int32)  # far piles e % 2 = 0 and 1
         self._init = self.module.function("near_far_init")
-        self._advance = self.module.function("near_far_advance")
+        self._advance = self.module.function(self.advance_kernel)
+        self._unpack = self.module.function("near_far_unpack")
         self._split = self.module.function("near_far_split")
         self.capture_graphs()
 
@@ -156,10 +191,11 @@ class NearFarPile(QueueAdvanceBase):
         weights, unit = self.weight_args()
         common = (self.vertices, self.starts, self.tile_first, self.stamps, self.piles, np.int64(self.graph.n),
                   np.int64(self.tiles_per_queue), self.words, np.int32(self.shift))
+        dist_shift = np.int32(self.dist_shift)
         return [
             (self._advance, (dgraph.row_offsets, dgraph.column_ids, weights, unit, self.dist, *common, round_offset,
-                             np.int64(self.delta), np.int64(self.params["refill_arcs"]), count)),
-            (self._split, (dgraph.row_offsets, self.dist, *common, round_offset)),
+                             np.int64(self.delta), np.int64(self.params["refill_arcs"]), count, dist_shift)),
+            (self._split, (dgraph.row_offsets, self.dist, *common, round_offset, dist_shift)),
         ]
 
     def solve(self, source: int):
@@ -174,7 +210,10 @@ class NearFarPile(QueueAdvanceBase):
             result = self.result(0, [], [], frontier_sizes=[])
         else:
             result = self.run_rounds(source)
-        result.counters.update(delta=self.delta, splits=self._splits)
+            if self.dist_shift:
+                runtime.launch(self._unpack, self.init_grid, ADVANCE_BLOCK,
+                               (self.dist, np.int64(self.graph.n), np.int32(self.dist_shift)))
+        result.counters.update(delta=self.delta, splits=self._splits, packed_dedup=int(self.dist_shift > 0))
         return result
 
     def run_rounds(self, source: int):
@@ -191,7 +230,7 @@ class NearFarPile(QueueAdvanceBase):
             raise RuntimeError(f"{self.name}: no convergence after {worked} rounds from source {source} (n={n})")
 
         iterations, attempts, relaxations, sizes = self.drive_rounds(
-            source, finished, NF_ROUNDS, lambda r: slot(r) + NF_NEAR, 4 * n + 64, at_cap)
+            source, finished, NF_ROUNDS, lambda r: slot(r) + NF_NEAR, round_cap(n), at_cap)
         self._splits = int(self.readback.host[NF_SPLITS])
         return self.result(iterations, attempts, relaxations, frontier_sizes=sizes)
 
