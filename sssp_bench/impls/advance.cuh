@@ -23,11 +23,13 @@
 // queue, otherwise onto the far pile (a plain vertex list with its own stamp per epoch and a running minimum).
 //
 // Packed distances (kPacked, Near-Far's packed_dedup): each distance word holds (distance << dist_shift) | stamp,
-// H-BF's 64-bit duplicate removal (its Algorithms 5 and 6) applied to the near queue. A near improvement writes
-// the round's stamp with the distance in ONE atomicMin, and the improvement whose atomicMin replaced another stamp
-// pushes the vertex: no stamp array, no second read and atomicExch per improving arc. A far improvement writes
-// stamp 0 (far pushes keep their epoch stamps), so a vertex that falls below T later in the same round is still
-// queued near. The host picks dist_shift so that every distance and every round stamp fit (near_far.py).
+// H-BF's 64-bit duplicate removal (its Algorithms 5 and 6) applied to both of Near-Far's destinations. An
+// improvement writes its destination's stamp with the distance in ONE atomicMin, and the improvement whose
+// atomicMin replaced another stamp pushes the vertex: no stamp arrays, no second read and atomicExch per improving
+// arc. Stamps (packed_stamp): odd 2 x round + 1 for the near queue of a round, even 2 x (epoch + 1) for the far
+// pile of an epoch (the split restamps the vertices it keeps for the next epoch's pile), 0 before either. A vertex
+// piled far that falls below T later in the same round sees the far stamp and is queued near as well (the split
+// drops its stale far entry). The host picks dist_shift so that every distance and every stamp fit (near_far.py).
 //
 // Launch with blockDim.x == WF_BLOCK (the loops and shared arrays assume it); any grid size works.
 #ifndef SSSP_BENCH_ADVANCE_CUH
@@ -73,6 +75,12 @@ __device__ __forceinline__ bool relax_packed(dist_t* dist, vertex_t v, dist_t ca
     dist_t old = atomicMin(&dist[v], (candidate << dist_shift) | stamp);
     *old_stamp = old & ((1LL << dist_shift) - 1LL);
     return candidate < (old >> dist_shift);
+}
+
+// The stamp of packed_dedup's distance words for the near queue of round `round_stamp` - 1 (odd) or the far pile
+// of epoch `epoch_stamp` - 1 (even): the stamps of FarPile and claim, kept apart so they never compare equal.
+__device__ __forceinline__ dist_t packed_stamp(bool near, int round_stamp, int epoch_stamp) {
+    return near ? 2LL * round_stamp + 1LL : 2LL * epoch_stamp;
 }
 
 #define WF_WARPS (WF_BLOCK / 32)
@@ -209,7 +217,7 @@ struct FarPile {
 
 // One round of the advance over the input queue (`in_packed` its counter value). kNearFar: improved vertices
 // go to the near queue or the far pile by their new distance; otherwise all go to the next queue. kPacked:
-// distance words packed with stamps (dist_shift stamp bits; near_stamps is not used), else plain distances.
+// distance words packed with stamps (dist_shift stamp bits; the stamp arrays are not used), else plain distances.
 template <bool kNearFar, bool kPacked = false>
 __device__ __forceinline__ void advance_queue(
         const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
@@ -260,10 +268,9 @@ __device__ __forceinline__ void advance_queue(
                 dist_t du = s_du[a];
                 dist_t w = arc_weight(weights, unit_weights, e);
                 ++attempts;
-                dist_t old_stamp = 0LL;
-                bool lowered = kPacked ? relax_packed(dist, v, du + w, dist_shift,
-                                                      !kNearFar || du + w < far.threshold ? near_stamp : 0,
-                                                      &old_stamp)
+                dist_t stamp = 0LL, old_stamp = 0LL;
+                if (kPacked) stamp = packed_stamp(!kNearFar || du + w < far.threshold, near_stamp, far.stamp);
+                bool lowered = kPacked ? relax_packed(dist, v, du + w, dist_shift, stamp, &old_stamp)
                                        : relax(dist, v, du, w, words);
                 if (lowered) {
                     ++improved;
@@ -272,10 +279,10 @@ __device__ __forceinline__ void advance_queue(
                     candidates[item] = candidate;
                     // claim first, then read the degree: a vertex improved by several arcs of a round reads
                     // its row offsets once (a claimed vertex without out-arcs is simply not pushed). Packed: the
-                    // near improvement whose atomicMin replaced another stamp claims v.
+                    // improvement whose atomicMin replaced another stamp claims v.
                     bool near = !kNearFar || candidate < far.threshold;
-                    bool claimed = !near ? claim(far.stamps, v, far.stamp)
-                                   : kPacked ? old_stamp != (dist_t)near_stamp : claim(near_stamps, v, near_stamp);
+                    bool claimed = kPacked ? old_stamp != stamp
+                                   : near ? claim(near_stamps, v, near_stamp) : claim(far.stamps, v, far.stamp);
                     if (claimed) {
                         long long degree = out_degree(row_offsets, v);
                         degrees[item] = degree;

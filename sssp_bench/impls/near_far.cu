@@ -29,10 +29,10 @@
 // kernels' round is words[NF_BASE] + their round argument). Done when a slot's near queue and far pile are both
 // empty; NF_ROUNDS counts the rounds that had work, NF_SPLITS the splits.
 //
-// Distance words: plain int64 distances (near_far_advance, dist_shift 0), or packed with the near queue's round
-// stamp (near_far_advance_packed, advance.cuh's kPacked: (distance << dist_shift) | stamp, and no near stamp
-// array); the split reads a word's distance by the shift either way, and near_far_unpack leaves plain distances
-// at the end of a packed solve.
+// Distance words: plain int64 distances (near_far_advance, dist_shift 0), or packed with the stamp of the queue or
+// pile that holds the vertex (near_far_advance_packed, advance.cuh's kPacked: (distance << dist_shift) | stamp,
+// and no stamp arrays); the split reads a word's distance by the shift either way and restamps what it keeps,
+// and near_far_unpack leaves plain distances at the end of a packed solve.
 #include "advance.cuh"
 
 #define NF_SLOT0 8
@@ -81,7 +81,7 @@ extern "C" __global__ void near_far_init(dist_t* dist, int* stamps, long long n,
     }
 }
 
-// Round r's advance; kPacked: distance words packed with near stamps (advance.cuh), dist_shift stamp bits.
+// Round r's advance; kPacked: distance words packed with stamps (advance.cuh), dist_shift stamp bits.
 template <bool kPacked>
 __device__ __forceinline__ void
 near_far_round(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
@@ -166,7 +166,7 @@ extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) near_far_a
 
 // Round r's split (when NF_SPLIT says so): the far pile of slot r % 3 into slot (r + 1) % 3's near queue and
 // far pile, by the old T (slot r % 3) and the new T (slot (r + 1) % 3, set by the advance's last block).
-extern "C" __global__ void near_far_split(const offset_t* __restrict__ row_offsets, const dist_t* __restrict__ dist,
+extern "C" __global__ void near_far_split(const offset_t* __restrict__ row_offsets, dist_t* dist,
                                           vertex_t* vertices, long long* starts, int* tile_first, int* stamps,
                                           vertex_t* piles, long long n, long long tiles_per_queue, word_t* words,
                                           int shift, long long round_offset, int dist_shift) {
@@ -208,8 +208,9 @@ extern "C" __global__ void near_far_split(const offset_t* __restrict__ row_offse
                     if (d < new_threshold) {
                         degrees[item] = out_degree(row_offsets, v);  // > 0: only such vertices are piled
                         want_near[item] = true;
-                    } else {
-                        stamps[n + v] = far_stamp;
+                    } else {  // stamped for the next epoch's pile (no advance runs during the split)
+                        if (dist_shift) dist[v] = (d << dist_shift) | packed_stamp(false, 0, far_stamp);
+                        else stamps[n + v] = far_stamp;
                         want_far[item] = true;
                     }
                 }

@@ -17,15 +17,19 @@ by adopting two queues similarly to the Delta-Stepping algorithm". Here (`near_f
   it holds. 1 is Davidson et al.'s rule. The split needs no atomics: the pile holds each vertex once, and the
   advance queued near only vertices below the old T, which the split drops as stale.
 - packed_dedup (default on; H-BF's 64-bit duplicate removal, not Davidson et al.'s): each distance word holds
-  (distance << s) | stamp. A near improvement writes the round's stamp with the distance in one atomicMin, and
-  the improvement that replaced another stamp queues the vertex, so an improving arc costs no stamp read and
-  no atomicExch. Far improvements write stamp 0 and keep their epoch stamps. s is the room left beside the
+  (distance << s) | stamp. An improvement writes its destination's stamp (the round's near queue, or the epoch's
+  far pile) with the distance in one atomicMin, and the improvement that replaced another stamp pushes the
+  vertex, so an improving arc costs no stamp read and no atomicExch. s is the room left beside the
   largest possible distance, (n - 1) x the largest weight; when it cannot hold every round stamp (huge weights
   on huge graphs) the solve keeps plain distances and says so in the counter `packed_dedup` (0). The words are
   unpacked into plain distances at the end of the solve (inside its time). Measured against plain distances on
-  an H200 (100 sources, `sssp-bench compare`; benchmarks/measured/2026-11-23-h200-near-far-packed/): ratio 0.936 on
-  rmat.3Mv.20Me, 0.953 on random.2Mv.128Me, 0.916 on USA-road-d.NY, 0.900 on road-2M, 0.921 on grid-2M; kron
-  scale 21 no clear difference (1.016, interval 0.992-1.029).
+  an H200 (100 sources, `sssp-bench compare`; benchmarks/measured/2026-11-23-h200-near-far-packed/), time ratio:
+
+      rmat.3Mv.20Me 0.862, random.2Mv.128Me 0.964, kron scale 21 0.913,
+      USA-road-d.NY 0.896, road-2M 0.880, grid-2M 0.863   (every one "faster", 97-100 of 100 sources)
+
+  Packing the near stamps alone (the far pile still claiming through a stamp array) gave 0.936, 0.953, 1.016
+  (no clear difference), 0.916, 0.900 and 0.921.
 - The last block of each advance decides whether a split follows (it sees the final near-queue size), so the
   rounds run from the device and the host reads the status words back once per batch of up to 16 rounds (once
   per round with count_relaxations), each batch a CUDA graph replay as in `workfront` (parameter `graphs`).
@@ -120,11 +124,12 @@ def packed_distance_shift(graph: CSRGraph) -> int:
     """Stamp bits of packed_dedup's distance words (distance << shift | stamp), 0 when they do not fit 63 bits.
 
     Every distance is at most (n - 1) x the largest weight, and it must stay below the unreached word's distance
-    (INT64_MAX >> shift); every round stamp (round + 1, rounds capped by round_cap plus one batch) below 2^shift.
+    (INT64_MAX >> shift); every stamp below 2^shift: 2 x (round + 1) + 1 for a near queue, 2 x (epoch + 1) for a
+    far pile (advance.cuh's packed_stamp), epochs at most rounds, rounds capped by round_cap plus one batch.
     """
     largest = 1 if graph.weights is None or graph.m == 0 else max(int(graph.weights.max()), 0)
     shift = 63 - ((graph.n - 1) * largest + 1).bit_length()
-    needed = (round_cap(graph.n) + 2 * max(BATCH_SIZES)).bit_length()
+    needed = (2 * (round_cap(graph.n) + 2 * max(BATCH_SIZES)) + 1).bit_length()
     return shift if shift >= needed else 0
 
 
