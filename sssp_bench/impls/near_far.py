@@ -139,7 +139,9 @@ class NearFarPile(QueueAdvanceBase):
         "Davidson et al.'s Near-Far Pile (CuPy/CUDA): the Workfront Sweep's load-balanced advance on a near queue "
         "(distance < threshold), a far pile for the rest, split when the near queue empties (or holds fewer than "
         "refill_arcs arcs) as the threshold rises by delta (default C x average weight / average degree, C = 32 on "
-        "sparse graphs, 4 on others); H-BF Table 2's comparator. Non-negative weights."
+        "sparse graphs, 4 on others); H-BF Table 2's comparator. Non-negative weights. By default each distance "
+        "is packed with its queue's stamp in one 64-bit word (packed_dedup, H-BF's duplicate removal); "
+        "packed_dedup: false is Davidson et al.'s design."
     )
     negative_weights = False
     parameters = {
