@@ -36,6 +36,7 @@ import pandas as pd
 from scipy.stats import binomtest
 
 from .errors import UserError
+from .jsonfile import write_text_atomic
 from .report import _as_runs, _label_rows, fixed_width_lines, solve_outcome
 
 MIN_SOLVES = 3
@@ -213,13 +214,8 @@ def format_comparison(comparison: pd.DataFrame, options: CompareOptions = Compar
 
 
 def write_comparison_csv(comparison: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
-    """The comparison as CSV, written to a temporary name and renamed: never half a file."""
-    path = Path(path)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    """The comparison as CSV, written atomically: never half a file."""
     try:
-        comparison.to_csv(temporary, index=False)
-        os.replace(temporary, path)
+        return write_text_atomic(path, comparison.to_csv(index=False))
     except OSError as error:
-        temporary.unlink(missing_ok=True)
         raise UserError(f"{path}: cannot write the comparison ({error})") from None
-    return path

@@ -1,4 +1,5 @@
-"""The JSON files sssp-bench keeps (graph sidecars, run manifests, source and hash caches).
+"""The JSON files sssp-bench keeps (graph sidecars, run manifests, source and hash caches), and the same atomic
+write for its other small text files (write_text_atomic: compare's CSV).
 
 Written atomically: to a temporary name in the same folder, then renamed over the target, so a crash never
 leaves half a file. Read with one-line errors naming the file and the line. numpy values and paths are
@@ -32,12 +33,22 @@ def dumps(data: Any, **options: Any) -> str:
     return json.dumps(data, default=to_json_value, **options)
 
 
-def write_json_atomic(path: str | os.PathLike, data: Any, *, indent: int | None = 2, sort_keys: bool = False) -> Path:
+def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
+    """`text` written to a temporary name beside `path`, then renamed over it (the temporary is removed when
+    writing fails): never half a file."""
     path = Path(path)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(dumps(data, indent=indent, sort_keys=sort_keys) + "\n")
-    os.replace(temporary, path)
+    try:
+        temporary.write_text(text)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
     return path
+
+
+def write_json_atomic(path: str | os.PathLike, data: Any, *, indent: int | None = 2, sort_keys: bool = False) -> Path:
+    return write_text_atomic(path, dumps(data, indent=indent, sort_keys=sort_keys) + "\n")
 
 
 def read_json(path: str | os.PathLike, error: type[UserError] = UserError, hint: str = "") -> Any:

@@ -13,7 +13,7 @@ import os
 import numpy as np
 import pytest
 
-from sssp_bench.csr import CSRGraph
+from sssp_bench.csr import CSRGraph, from_arcs
 from sssp_bench.errors import NegativeCycleError
 from sssp_bench.gpu import runtime
 from sssp_bench.impls import canonical_distances
@@ -47,6 +47,16 @@ def gpu_device():
     yield
     os.environ.pop(runtime.SYNC_CHECK_ENV, None)
     runtime.release_device_graphs()
+
+
+def heavy_star(n: int = 2**20) -> CSRGraph:
+    """Vertex 0 joined to every other vertex, and those in a ring, every arc weighing 2^31 - 1: each vertex has a
+    heavy out-arc, so a simple path may weigh (n - 1) x (2^31 - 1), 51 bits for a million vertices; yet every
+    shortest path is one spoke, and a solve takes a few rounds."""
+    leaves = np.arange(1, n, dtype=np.int64)
+    tails = np.concatenate([np.zeros(n - 1, np.int64), leaves])
+    heads = np.concatenate([leaves, leaves % (n - 1) + 1])
+    return from_arcs(n, tails, heads, np.full(tails.size, 2**31 - 1, np.int32), name="heavy-star")
 
 
 def some_sources(graph: CSRGraph, count: int = 3) -> list[int]:

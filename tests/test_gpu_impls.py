@@ -31,7 +31,8 @@ from sssp_bench.weights import apply_weights  # noqa: E402
 
 from runs import make_config, run_rows, solves_all_ok
 from gpu_battery import (  # noqa: E402, F401
-    GENERATED, NEGATIVE, assert_matches_reference, assert_relax_counters, gpu_device, solve_each, some_sources,
+    GENERATED, NEGATIVE, assert_matches_reference, assert_relax_counters, gpu_device, heavy_star, solve_each,
+    some_sources,
 )
 
 pytestmark = pytest.mark.gpu
@@ -228,32 +229,16 @@ def test_near_far_delta_values_give_the_same_distances(spec):
 def test_near_far_packed_and_plain_distance_words_give_the_same_distances(spec, delta):
     graph = generate(spec)
     for packed in (True, False):
-        check_against_reference("near-far", graph, some_sources(graph, 3), delta=delta, packed_dedup=packed)
-        implementation = impls.get("near-far")(delta=delta, packed_dedup=packed)
-        implementation.prepare(graph)
-        try:
-            assert implementation.solve(some_sources(graph, 1)[0]).counters["packed_dedup"] == int(packed)
-        finally:
-            implementation.teardown()
+        results = solve_each(impls.get("near-far")(delta=delta, packed_dedup=packed), graph, some_sources(graph, 3))
+        assert_matches_reference(f"near-far packed_dedup={packed}", graph, results)
+        assert all(counters["packed_dedup"] == int(packed) for _, _, counters, _ in results)
 
 
 def test_near_far_keeps_plain_distances_when_packed_words_cannot_hold_them():
-    # weights near 2^31 on a million vertices: distances may need 51 bits, too many to leave room for round stamps.
-    # A star out of 0 with heavy spokes, and light arcs between leaves that shorten some of them.
-    n = 2**20
-    leaves = np.arange(1, n)
-    light = np.arange(1, 2000)
-    graph = from_arcs(n, np.r_[np.zeros(n - 1, np.int64), light], np.r_[leaves, light + 1],
-                      np.r_[np.full(n - 1, 2**31 - 1), np.full(light.size, 7)].astype(np.int32), name="heavy-star")
-    implementation = impls.get("near-far")()
-    implementation.prepare(graph)
-    try:
-        result = implementation.solve(0)
-        assert result.counters["packed_dedup"] == 0
-        distances = canonical_distances(result)
-    finally:
-        implementation.teardown()
-    assert compare(reference_distances(graph, 0), distances).ok
+    graph = heavy_star()  # distances may need 51 bits: too many to leave room for the stamps
+    results = solve_each(impls.get("near-far")(), graph, [0])
+    assert_matches_reference("near-far", graph, results)
+    assert results[0][2]["packed_dedup"] == 0
 
 
 @pytest.mark.parametrize("spec", ["rmat:n=4096,m=65536,seed=3", "grid:rows=30,cols=40,seed=5", "road:n=3000,seed=10"])

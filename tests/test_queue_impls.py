@@ -15,6 +15,8 @@ from sssp_bench.errors import ConfigError
 from sssp_bench.gpu.runtime import module_source
 from sssp_bench.impls import near_far, workfront
 
+from gpu_battery import heavy_star
+
 IMPLS = Path(workfront.__file__).resolve().parent
 
 
@@ -76,20 +78,19 @@ def test_automatic_delta_is_a_factor_times_average_weight_over_average_degree():
 
 
 def test_packed_distances_leave_room_for_every_distance_and_round_stamp():
-    # 4 vertices, largest weight 15: distances up to 3 * 15 = 45, and the unreached word above them (46) take 6
-    # bits, so 63 - 6 = 57 stamp bits
+    # 4 vertices: a simple path weighs at most 15 + 10 + 10 = 35 (each row's largest weight once), and 35 and the
+    # unreached word above it (36) take 6 bits, so 63 - 6 = 57 stamp bits
     arcs = [(0, 1, 5), (0, 2, 15), (1, 2, 10), (2, 3, 10)]
     graph = from_arcs(4, *zip(*arcs))
     assert near_far.packed_distance_shift(graph) == 57
     assert near_far.packed_distance_shift(graph.with_weights(None)) == 60  # unit weights: 3 and 4 take 3 bits
     assert near_far.packed_distance_shift(from_arcs(1, [], [], np.zeros(0, np.int32))) == 62
-    # a million vertices and weights near 2^31 need 51 distance bits: 12 stamp bits cannot count 2 x (4n + 64),
-    # so the solve keeps plain distances
-    heavy = from_arcs(2**20, [0], [1], [2**31 - 1])
-    assert near_far.packed_distance_shift(heavy) == 0
-    light = from_arcs(2**20, [0], [1], [2**10])
+    # a million vertices, each with an out-arc weighing 2^31 - 1: 51 distance bits leave 12 stamp bits, which
+    # cannot count 2 x (4n + 64) rounds, so the solve keeps plain distances (the GPU test solves this graph)
+    assert near_far.packed_distance_shift(heavy_star(2**20)) == 0
+    light = from_arcs(2**20, [0], [1], [2**31 - 1])  # one heavy arc: no simple path weighs more
     shift = near_far.packed_distance_shift(light)
-    assert shift == 63 - ((2**20 - 1) * 2**10 + 1).bit_length()
+    assert shift == 63 - (2**31).bit_length()
     assert 2**shift > 2 * (near_far.round_cap(2**20) + 32) + 1  # odd near stamps, even far stamps
 
 

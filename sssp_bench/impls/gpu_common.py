@@ -37,6 +37,29 @@ COUNT_RELAXATIONS = Parameter(
 )
 
 
+def packing_bounds(graph: CSRGraph) -> tuple[int, int]:
+    """(low, high): bounds of every simple path's length from any vertex, for packed distance words (hbf's dedup64,
+    near-far's packed_dedup).
+
+    A simple path has at most n - 1 arcs, each out of a different vertex: (n - 1) x the extreme weight bounds
+    it, and so does the sum over vertices of each one's most extreme out-weight; the tighter of the two is used.
+    """
+    n = graph.n
+    if graph.weights is None or graph.m == 0:
+        return 0, max(n - 1, 0) * (1 if graph.m else 0)
+    weights = np.asarray(graph.weights)
+    low = (n - 1) * min(0, int(weights.min()))
+    high = (n - 1) * max(0, int(weights.max()))
+    starts = np.asarray(graph.row_offsets[:-1])
+    nonempty = np.diff(np.asarray(graph.row_offsets)) > 0
+    if nonempty.any():
+        row_max = np.maximum.reduceat(weights, starts[nonempty]).astype(np.int64)
+        row_min = np.minimum.reduceat(weights, starts[nonempty]).astype(np.int64)
+        high = min(high, int(np.clip(row_max, 0, None).sum()))
+        low = max(low, int(np.clip(row_min, None, 0).sum()))
+    return low, high
+
+
 class GpuImplementation(Implementation):
     """What every CuPy implementation shares (not registered): availability, the graph upload with its memory
     check, the module compiled from the `.cu` beside the subclass's module, the status words and their pinned

@@ -110,6 +110,7 @@ from .gpu_common import (
     W_RELAXATIONS,
     CumulativeCounts,
     GpuSsspBase,
+    packing_bounds,
 )
 from .workfront import GRAPHS, TILE, packed_queue_shift, tiles_per_queue
 
@@ -149,28 +150,6 @@ def virtual_warp_shape(size: int, resident_threads: int) -> tuple[int, int]:
     width = min(32, max(4, previous_power_of_two(resident_threads // max(size, 1))))
     per_vw = min(MAX_VERTICES_PER_VW, max(1, -(-size * width // max(resident_threads, 1))))
     return width.bit_length() - 1, per_vw
-
-
-def packing_bounds(graph) -> tuple[int, int]:
-    """(low, high): bounds of every simple path's length from any vertex, for the packed words of dedup64.
-
-    A simple path has at most n - 1 arcs, each out of a different vertex: (n - 1) x the extreme weight bounds
-    it, and so does the sum over vertices of each one's most extreme out-weight; the tighter of the two is used.
-    """
-    n = graph.n
-    if graph.weights is None or graph.m == 0:
-        return 0, max(n - 1, 0) * (1 if graph.m else 0)
-    weights = np.asarray(graph.weights)
-    low = (n - 1) * min(0, int(weights.min()))
-    high = (n - 1) * max(0, int(weights.max()))
-    starts = np.asarray(graph.row_offsets[:-1])
-    nonempty = np.diff(np.asarray(graph.row_offsets)) > 0
-    if nonempty.any():
-        row_max = np.maximum.reduceat(weights, starts[nonempty]).astype(np.int64)
-        row_min = np.minimum.reduceat(weights, starts[nonempty]).astype(np.int64)
-        high = min(high, int(np.clip(row_max, 0, None).sum()))
-        low = max(low, int(np.clip(row_min, None, 0).sum()))
-    return low, high
 
 
 class HBF(GpuSsspBase):

@@ -19,11 +19,12 @@ by adopting two queues similarly to the Delta-Stepping algorithm". Here (`near_f
 - packed_dedup (default on; H-BF's 64-bit duplicate removal, not Davidson et al.'s): each distance word holds
   (distance << s) | stamp. An improvement writes its destination's stamp (the round's near queue, or the epoch's
   far pile) with the distance in one atomicMin, and the improvement that replaced another stamp pushes the
-  vertex, so an improving arc costs no stamp read and no atomicExch. s is the room left beside the
-  largest possible distance, (n - 1) x the largest weight; when it cannot hold every round stamp (huge weights
-  on huge graphs) the solve keeps plain distances and says so in the counter `packed_dedup` (0). The words are
-  unpacked into plain distances at the end of the solve (inside its time). Measured against plain distances on
-  an H200 (100 sources, `sssp-bench compare`; benchmarks/measured/2026-11-23-h200-near-far-packed/), time ratio:
+  vertex, so an improving arc costs no stamp read and no atomicExch. s is the room left beside the largest
+  possible distance (gpu_common.packing_bounds, as hbf's dedup64 bounds it); when it cannot hold every stamp
+  (huge weights on huge graphs) the solve keeps plain distances and says so in the counter `packed_dedup` (0).
+  The words are unpacked into plain distances at the end of the solve (inside its time). Measured against plain
+  distances on an H200 (100 sources, `sssp-bench compare`; benchmarks/measured/2026-11-23-h200-near-far-packed/),
+  time ratio:
 
       rmat.3Mv.20Me 0.862, random.2Mv.128Me 0.964, kron scale 21 0.913,
       USA-road-d.NY 0.896, road-2M 0.880, grid-2M 0.863   (every one "faster", 97-100 of 100 sources)
@@ -92,7 +93,7 @@ from ..errors import ConfigError, UnsupportedGraphError
 from ..gpu import runtime
 from .base import Parameter
 from .cpu_common import check_source
-from .gpu_common import COUNT_RELAXATIONS
+from .gpu_common import COUNT_RELAXATIONS, packing_bounds
 from .workfront import ADVANCE_BLOCK, BATCH_SIZES, GRAPHS, QueueAdvanceBase
 
 WARP_SIZE = 32
@@ -123,12 +124,13 @@ def round_cap(n: int) -> int:
 def packed_distance_shift(graph: CSRGraph) -> int:
     """Stamp bits of packed_dedup's distance words (distance << shift | stamp), 0 when they do not fit 63 bits.
 
-    Every distance is at most (n - 1) x the largest weight, and it must stay below the unreached word's distance
-    (INT64_MAX >> shift); every stamp below 2^shift: 2 x (round + 1) + 1 for a near queue, 2 x (epoch + 1) for a
-    far pile (advance.cuh's packed_stamp), epochs at most rounds, rounds capped by round_cap plus one batch.
+    Every tentative distance is a simple path's length (the weights are non-negative), at most packing_bounds'
+    high, and it must stay below the unreached word's distance (INT64_MAX >> shift); every stamp below 2^shift:
+    2 x (round + 1) + 1 for a near queue, 2 x (epoch + 1) for a far pile (advance.cuh's packed_stamp), epochs at
+    most rounds, rounds capped by round_cap plus one batch.
     """
-    largest = 1 if graph.weights is None or graph.m == 0 else max(int(graph.weights.max()), 0)
-    shift = 63 - ((graph.n - 1) * largest + 1).bit_length()
+    _, high = packing_bounds(graph)
+    shift = 63 - (high + 1).bit_length()
     needed = (2 * (round_cap(graph.n) + 2 * max(BATCH_SIZES)) + 1).bit_length()
     return shift if shift >= needed else 0
 
@@ -151,10 +153,10 @@ class NearFarPile(QueueAdvanceBase):
         "refill_arcs": Parameter(int, 4096, "a round that leaves fewer arcs than this in the near queue raises the "
                                  "threshold and refills the queue from the far pile; 1: only an empty near queue "
                                  "(Davidson et al.)"),
-        "packed_dedup": Parameter(bool, True, "pack each distance with the round stamp of the near queue in one 64-bit "
-                                  "word (H-BF's 64-bit duplicate removal): one atomicMin per improving arc both "
-                                  "relaxes and deduplicates; plain int64 distances and stamp claims when off, or "
-                                  "when the graph's distance bound and round stamps do not fit 63 bits"),
+        "packed_dedup": Parameter(bool, True, "pack each distance with the stamp of the near queue or far pile "
+                                  "that holds it in one 64-bit word (H-BF's 64-bit duplicate removal): one atomicMin "
+                                  "per improving arc both relaxes and deduplicates; plain int64 distances and stamp "
+                                  "claims when off, or when the graph's distance bound and stamps do not fit 63 bits"),
         "graphs": GRAPHS,
     }
     cu_file = "near_far.cu"

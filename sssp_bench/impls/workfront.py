@@ -51,7 +51,6 @@ STATUS_WORDS = 32
 """The status words of these kernels: common.cuh's 8, then each module's control words."""
 
 
-
 def packed_queue_shift(n: int, m: int) -> int | None:
     """The shift of advance.cuh's packed queue word (entries << shift | arcs): the bit length of m, since a queue
     holds each vertex at most once (at most m arcs); None when n entries do not fit above it in 64 bits."""
@@ -90,7 +89,7 @@ class QueueAdvanceBase(GpuSsspBase):
         if self.shift is None:
             raise UnsupportedGraphError(
                 f"{self.name}: n={n} and m={m} do not fit the packed 64-bit queue counter "
-                f"(n must be below 2^{64 - self.shift})"
+                f"(n must be below 2^{64 - max(1, int(m).bit_length())})"
             )
         self.tiles_per_queue = tiles_per_queue(m)
         self.vertices = cp.empty(2 * n, dtype=np.int32)
