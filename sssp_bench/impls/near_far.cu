@@ -68,11 +68,14 @@ __device__ __forceinline__ dist_t nf_next_threshold(dist_t old_threshold, dist_t
     return old_threshold + k * delta;
 }
 
-// stamps: n near-queue stamps, then n far-pile stamps.
+// stamps: n near-queue stamps, then n far-pile stamps, zeroed only for plain distances (packed words carry
+// their stamps, and the split writes stamps only when dist_shift is 0).
 extern "C" __global__ void near_far_init(dist_t* dist, int* stamps, long long n, long long source,
                                          long long source_degree, vertex_t* vertices, long long* starts,
-                                         int* tile_first, word_t* words, int shift, long long delta) {
-    frontier_init(dist, stamps, 2 * n, n, source, source_degree, vertices, starts, tile_first, words, NF_WORDS);
+                                         int* tile_first, word_t* words, int shift, long long delta,
+                                         int dist_shift) {
+    frontier_init(dist, stamps, dist_shift ? 0 : 2 * n, n, source, source_degree, vertices, starts, tile_first,
+                  words, NF_WORDS);
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         for (int s = 0; s < 3; ++s) nf_reset_slot(nf_slot(words, s));
         word_t* first = nf_slot(words, 0);

@@ -214,6 +214,7 @@ class NearFarPile(QueueAdvanceBase):
         runtime.launch(self._init, self.init_grid, ADVANCE_BLOCK, (
             self.dist, self.stamps, np.int64(self.graph.n), np.int64(source), np.int64(degree),
             self.vertices, self.starts, self.tile_first, self.words, np.int32(self.shift), np.int64(self.delta),
+            np.int32(self.dist_shift),
         ))
         if degree == 0:  # nothing to relax: dist is final
             result = self.result(0, [], [], frontier_sizes=[])
