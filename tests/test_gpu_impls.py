@@ -24,7 +24,7 @@ from sssp_bench.errors import NegativeCycleError, UnsupportedGraphError  # noqa:
 from sssp_bench.generators import generate  # noqa: E402
 from sssp_bench.gpu import runtime  # noqa: E402
 from sssp_bench.impls import canonical_distances  # noqa: E402
-from sssp_bench.impls.near_far import auto_delta  # noqa: E402
+from sssp_bench.impls.near_far import auto_delta, auto_far_buckets  # noqa: E402
 from sssp_bench import roofline  # noqa: E402
 from sssp_bench.verify import compare, reference_distances  # noqa: E402
 from sssp_bench.weights import apply_weights  # noqa: E402
@@ -232,6 +232,24 @@ def test_near_far_packed_and_plain_distance_words_give_the_same_distances(spec, 
         results = solve_each(impls.get("near-far")(delta=delta, packed_dedup=packed), graph, some_sources(graph, 3))
         assert_matches_reference(f"near-far packed_dedup={packed}", graph, results)
         assert all(counters["packed_dedup"] == int(packed) for _, _, counters, _ in results)
+
+
+@pytest.mark.parametrize("spec", ["rmat:n=4096,m=65536,seed=3", "grid:rows=30,cols=40,seed=5", "road:n=3000,seed=10",
+                                  "random:n=3000,m=24000,seed=4", "chain:n=700,seed=6"])
+@pytest.mark.parametrize("delta", [1, 0])
+def test_near_far_far_buckets_give_the_same_distances(spec, delta):
+    graph = generate(spec)
+    sources = some_sources(graph, 3)
+    # -1: automatic (8 or 0 by average degree); 0: one far pile; 1: every split but the next bucket's goes through
+    # the overflow pile; 16: the most lists
+    for far_buckets in (-1, 0, 1, 3, 16):
+        expected = auto_far_buckets(graph) if far_buckets < 0 else far_buckets
+        for packed in (True, False):
+            label = f"near-far far_buckets={far_buckets} packed_dedup={packed}"
+            results = solve_each(impls.get("near-far")(delta=delta, far_buckets=far_buckets, packed_dedup=packed),
+                                 graph, sources)
+            assert_matches_reference(label, graph, results)
+            assert all(counters["far_buckets"] == expected for _, _, counters, _ in results)
 
 
 def test_near_far_keeps_plain_distances_when_packed_words_cannot_hold_them():

@@ -12,6 +12,7 @@ import pytest
 from sssp_bench import impls
 from sssp_bench.csr import from_arcs
 from sssp_bench.errors import ConfigError
+from sssp_bench.generators import generate
 from sssp_bench.gpu.runtime import module_source
 from sssp_bench.impls import near_far, workfront
 
@@ -39,7 +40,7 @@ def test_both_are_registered_gpu_implementations():
     wf, nf = registry["workfront"], registry["near-far"]
     assert wf.device == nf.device == "gpu" and wf.kind == nf.kind == "sssp"
     assert wf.negative_weights and not nf.negative_weights
-    assert set(nf.parameters) == {"count_relaxations", "delta", "refill_arcs", "packed_dedup", "graphs"}
+    assert set(nf.parameters) == {"count_relaxations", "delta", "refill_arcs", "far_buckets", "packed_dedup", "graphs"}
     assert nf.parameters["packed_dedup"].default is True
     assert nf.parameters["delta"].default == 0
     assert set(wf.parameters) == {"count_relaxations", "graphs"} and wf.parameters["graphs"].default is True
@@ -61,6 +62,16 @@ def test_refill_arcs_is_validated():
     assert near_far.NearFarPile(refill_arcs=4096).params["refill_arcs"] == 4096
     with pytest.raises(ConfigError, match="refill_arcs must be a positive int64"):
         near_far.NearFarPile(refill_arcs=0)
+
+
+def test_far_buckets_are_validated_and_automatic_by_average_degree():
+    assert near_far.NearFarPile().params["far_buckets"] == -1
+    for wrong in (-2, 17):
+        with pytest.raises(ConfigError, match="far_buckets must be -1 .automatic. or 0 .. 16"):
+            near_far.NearFarPile(far_buckets=wrong)
+    assert near_far.auto_far_buckets(generate("rmat:n=1000,m=8000,seed=1")) == near_far.RING_BUCKETS
+    assert near_far.auto_far_buckets(generate("grid:rows=20,cols=20,seed=1")) == 0  # average out-degree < 5
+    assert near_far.auto_far_buckets(from_arcs(3, [], [], np.zeros(0, np.int32))) == 0
 
 
 def test_automatic_delta_is_a_factor_times_average_weight_over_average_degree():
@@ -102,12 +113,16 @@ def test_status_words_and_block_sizes_agree_with_the_kernels():
                                                                  workfront.WF_BASE)
     assert workfront.WorkfrontSweep.base_word == wf["WF_BASE"] < wf["WF_WORDS"]
     assert near_far.NearFarPile.base_word == nf["NF_BASE"] < nf["NF_WORDS"]
-    assert wf["WF_WORDS"] <= workfront.STATUS_WORDS and nf["NF_WORDS"] <= workfront.STATUS_WORDS
+    assert wf["WF_WORDS"] <= workfront.STATUS_WORDS
+    assert nf["NF_WORDS"] == near_far.NF_WORDS == near_far.NearFarPile.status_words
+    assert nf["NF_RING0"] + nf["NF_RING_MAX"] == nf["NF_WORDS"] and nf["NF_RING_MAX"] == near_far.NF_RING_MAX
+    assert nf["NF_PENDING"] == near_far.NF_PENDING < nf["NF_SLOT_WORDS"]
     assert wf["N_WORDS"] <= wf["WF_QUEUE0"]  # the control words come after common.cuh's
     assert (nf["NF_SLOT0"], nf["NF_SLOT_WORDS"], nf["NF_NEAR"], nf["NF_FAR_COUNT"]) == (
         near_far.NF_SLOT0, near_far.NF_SLOT_WORDS, near_far.NF_NEAR, near_far.NF_FAR_COUNT)
     assert (nf["NF_ROUNDS"], nf["NF_SPLITS"]) == (near_far.NF_ROUNDS, near_far.NF_SPLITS)
     assert nf["NF_SLOT0"] + 3 * nf["NF_SLOT_WORDS"] <= nf["NF_ROUNDS"] < nf["NF_WORDS"]
-    assert len({nf["NF_ROUNDS"], nf["NF_SPLITS"], nf["NF_SPLIT"], nf["NF_BLOCKS_DONE"], nf["NF_BASE"]}) == 5
-    assert max(nf["NF_ROUNDS"], nf["NF_SPLITS"], nf["NF_SPLIT"], nf["NF_BLOCKS_DONE"], nf["NF_BASE"]) < nf["NF_WORDS"]
+    control = [nf[name] for name in ("NF_ROUNDS", "NF_SPLITS", "NF_SPLIT", "NF_BLOCKS_DONE", "NF_BASE",
+                                     "NF_SPLIT_BUCKET", "NF_SPLIT_COUNT")]
+    assert len(set(control)) == len(control) and max(control) < nf["NF_RING0"]
     assert workfront.BATCH_SIZES == tuple(2**k for k in range(len(workfront.BATCH_SIZES)))

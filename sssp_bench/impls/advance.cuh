@@ -67,14 +67,21 @@ __device__ __forceinline__ bool claim(int* stamps, vertex_t v, int stamp) {
 }
 
 // Packed relax: try word(v) = (candidate << dist_shift) | stamp. True when this thread's atomicMin lowered v's
-// distance; *old_stamp is then the stamp bits it replaced. Distances are non-negative here, so the signed
-// atomicMin orders words by distance first; an equal distance is no improvement whatever the stamps.
+// distance; *old is then the word it replaced (DIST_INF for an unreached vertex, else distance << dist_shift |
+// stamp). Distances are non-negative here, so the signed atomicMin orders words by distance first; an equal
+// distance is no improvement whatever the stamps.
 __device__ __forceinline__ bool relax_packed(dist_t* dist, vertex_t v, dist_t candidate, int dist_shift,
-                                             dist_t stamp, dist_t* old_stamp) {
+                                             dist_t stamp, dist_t* old) {
     if (candidate >= (dist[v] >> dist_shift)) return false;
-    dist_t old = atomicMin(&dist[v], (candidate << dist_shift) | stamp);
-    *old_stamp = old & ((1LL << dist_shift) - 1LL);
-    return candidate < (old >> dist_shift);
+    *old = atomicMin(&dist[v], (candidate << dist_shift) | stamp);
+    return candidate < (*old >> dist_shift);
+}
+
+// Plain relax for non-negative weights (no negative-cycle floor): like relax, and *old is the value replaced.
+__device__ __forceinline__ bool relax_keeping_old(dist_t* dist, vertex_t v, dist_t candidate, dist_t* old) {
+    if (candidate >= dist[v]) return false;
+    *old = atomicMin(&dist[v], candidate);
+    return candidate < *old;
 }
 
 // The stamp of packed_dedup's distance words for the near queue of round `round_stamp` - 1 (odd) or the far pile
@@ -208,17 +215,91 @@ __device__ __forceinline__ void block_push_far(const bool* want, const vertex_t*
 // Where the near-far classification of an improved vertex goes (unused by the Workfront Sweep).
 struct FarPile {
     dist_t threshold;   // new distance < threshold: near queue; otherwise the far pile
-    vertex_t* pile;
+    vertex_t* pile;     // the single far pile, or with buckets the overflow pile
     word_t* counter;
     word_t* minimum;
     int* stamps;
     int stamp;
+    // far_buckets (kRing): bucket a holds distances [a x delta, (a + 1) x delta); buckets below ring_end go to
+    // list a % buckets (ring + (a % buckets) x n, its count ring_counts[a % buckets]), the rest onto the pile.
+    vertex_t* ring;
+    word_t* ring_counts;
+    long long ring_end;
+    dist_t ring_limit;  // ring_end x delta (saturated): the overflow pile's distances start there
+    dist_t delta;
+    int buckets;
+    long long n;
 };
+
+#define NF_RING_MAX 16  // the most far buckets (their counters are status words)
+
+// The far class of a distance d >= threshold: its bucket a = d / delta below ring_end, else ring_end (the
+// overflow pile). A vertex sits in the list of its distance's class: an improvement pushes it exactly when the
+// class changes (the entry it leaves behind is stale, and dropped when read: its distance is below the list's).
+__device__ __forceinline__ long long far_class(const FarPile& far, dist_t d) {
+    return d >= far.ring_limit ? far.ring_end : d / far.delta;
+}
+
+// Whether an improvement of a far vertex from `old` (DIST_INF: unreached) to `candidate` < old changes its far
+// class: one division, for a candidate in a bucket (one in the overflow pile came from the overflow pile).
+__device__ __forceinline__ bool far_class_changes(const FarPile& far, dist_t old, dist_t candidate) {
+    if (old == DIST_INF) return true;
+    return candidate < far.ring_limit && old >= (candidate / far.delta + 1) * far.delta;
+}
+
+// ring_end x delta, saturated at DIST_INF.
+__device__ __forceinline__ dist_t far_ring_limit(long long ring_end, dist_t delta) {
+    return ring_end > DIST_INF / delta ? DIST_INF : ring_end * delta;
+}
+
+// Block-collective: this thread's vertices want[i] go to the far class of their distance d[i] (far_class): a ring
+// list, or the overflow pile, whose minimum d[i] lowers. Slots are counted with shared-memory atomics, then
+// one atomicAdd per class and block reserves them. s_count (buckets + 1 counters) and *s_minimum must be 0 and
+// DIST_INF on entry, with a barrier since; they are left so for the next call. Returns whether the block pushed.
+__device__ __forceinline__ bool block_push_ring(const bool* want, const vertex_t* v, const dist_t* d,
+                                                const FarPile& far, unsigned* s_count,
+                                                word_t* s_base, word_t* s_minimum) {
+    unsigned local[WF_ITEMS];
+    int list[WF_ITEMS];
+    bool any = false;
+#pragma unroll
+    for (int i = 0; i < WF_ITEMS; ++i) {
+        list[i] = 0;
+        local[i] = 0u;
+        if (!want[i]) continue;
+        any = true;
+        long long klass = far_class(far, d[i]);
+        list[i] = klass == far.ring_end ? far.buckets : (int)(klass % far.buckets);
+        local[i] = atomicAdd(&s_count[list[i]], 1u);
+        if (list[i] == far.buckets) atomicMin(s_minimum, (word_t)d[i]);
+    }
+    if (__syncthreads_or(any) == 0) return false;  // block-uniform: nothing pushed, the counts are still 0
+    if (threadIdx.x <= (unsigned)far.buckets) {
+        unsigned count = s_count[threadIdx.x];
+        if (count != 0u) {
+            bool overflow = threadIdx.x == (unsigned)far.buckets;
+            s_base[threadIdx.x] = atomicAdd(overflow ? far.counter : &far.ring_counts[threadIdx.x], (word_t)count);
+            if (overflow && *s_minimum < *(volatile word_t*)far.minimum) atomicMin(far.minimum, *s_minimum);
+        }
+        s_count[threadIdx.x] = 0u;  // only this thread touches it until the next call's barrier
+        if (threadIdx.x == (unsigned)far.buckets) *s_minimum = (word_t)DIST_INF;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < WF_ITEMS; ++i) {
+        if (!want[i]) continue;
+        vertex_t* target = list[i] == far.buckets ? far.pile : far.ring + (long long)list[i] * far.n;
+        target[s_base[list[i]] + local[i]] = v[i];
+    }
+    return true;
+}
 
 // One round of the advance over the input queue (`in_packed` its counter value). kNearFar: improved vertices
 // go to the near queue or the far pile by their new distance; otherwise all go to the next queue. kPacked:
 // distance words packed with stamps (dist_shift stamp bits; the stamp arrays are not used), else plain distances.
-template <bool kNearFar, bool kPacked = false>
+// kRing (near-far's far_buckets): the far side is bucketed (FarPile's ring), and a far vertex is pushed when its
+// far class changes (far_class), read from the value the atomicMin replaced: no far stamps.
+template <bool kNearFar, bool kPacked = false, bool kRing = false>
 __device__ __forceinline__ void advance_queue(
         const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
         const weight_t* __restrict__ weights, int unit_weights, dist_t* dist,
@@ -231,6 +312,13 @@ __device__ __forceinline__ void advance_queue(
     __shared__ dist_t s_du[WF_TILE + 1];        // dist[u], read once per entry and tile
     __shared__ word_t s_near_warp[WF_WARPS];     // the pushes' per-warp scan totals (block_reserve)
     __shared__ word_t s_far_warp[WF_WARPS];
+    __shared__ unsigned s_ring_count[NF_RING_MAX + 1];  // kRing: block_push_ring's counts, bases and minimum
+    __shared__ word_t s_ring_base[NF_RING_MAX + 1];
+    __shared__ word_t s_ring_minimum;
+    if (kRing && threadIdx.x <= NF_RING_MAX) {  // published by the first tile's barrier
+        s_ring_count[threadIdx.x] = 0u;
+        if (threadIdx.x == 0) s_ring_minimum = (word_t)DIST_INF;
+    }
 
     long long arcs_total = packed_arcs(in_packed, shift);
     long long tiles = (arcs_total + WF_TILE - 1) / WF_TILE;
@@ -268,9 +356,10 @@ __device__ __forceinline__ void advance_queue(
                 dist_t du = s_du[a];
                 dist_t w = arc_weight(weights, unit_weights, e);
                 ++attempts;
-                dist_t stamp = 0LL, old_stamp = 0LL;
+                dist_t stamp = 0LL, old = 0LL;
                 if (kPacked) stamp = packed_stamp(!kNearFar || du + w < far.threshold, near_stamp, far.stamp);
-                bool lowered = kPacked ? relax_packed(dist, v, du + w, dist_shift, stamp, &old_stamp)
+                bool lowered = kPacked ? relax_packed(dist, v, du + w, dist_shift, stamp, &old)
+                               : kRing ? relax_keeping_old(dist, v, du + w, &old)
                                        : relax(dist, v, du, w, words);
                 if (lowered) {
                     ++improved;
@@ -281,8 +370,14 @@ __device__ __forceinline__ void advance_queue(
                     // its row offsets once (a claimed vertex without out-arcs is simply not pushed). Packed: the
                     // improvement whose atomicMin replaced another stamp claims v.
                     bool near = !kNearFar || candidate < far.threshold;
-                    bool claimed = kPacked ? old_stamp != stamp
-                                   : near ? claim(near_stamps, v, near_stamp) : claim(far.stamps, v, far.stamp);
+                    bool claimed;
+                    if (kRing && !near) {  // an unreached vertex has no class; a reached far one has a list
+                        dist_t old_distance = kPacked ? (old == DIST_INF ? DIST_INF : old >> dist_shift) : old;
+                        claimed = far_class_changes(far, old_distance, candidate);
+                    } else {
+                        claimed = kPacked ? (old & ((1LL << dist_shift) - 1LL)) != stamp
+                                  : near ? claim(near_stamps, v, near_stamp) : claim(far.stamps, v, far.stamp);
+                    }
                     if (claimed) {
                         long long degree = out_degree(row_offsets, v);
                         degrees[item] = degree;
@@ -294,7 +389,11 @@ __device__ __forceinline__ void advance_queue(
         }
         block_push_entries(want_near, heads, degrees, out_counter, shift, out_vertices, out_starts, out_tiles,
                            s_near_warp);
-        if (kNearFar) block_push_far(want_far, heads, candidates, far.counter, far.minimum, far.pile, s_far_warp);
+        if (kRing) {
+            block_push_ring(want_far, heads, candidates, far, s_ring_count, s_ring_base, &s_ring_minimum);
+        } else if (kNearFar) {
+            block_push_far(want_far, heads, candidates, far.counter, far.minimum, far.pile, s_far_warp);
+        }
         __syncthreads();  // the shared arrays are rewritten for the next tile
     }
     if (count_relaxations) add_counts(words, attempts, improved);

@@ -29,6 +29,16 @@
 // kernels' round is words[NF_BASE] + their round argument). Done when a slot's near queue and far pile are both
 // empty; NF_ROUNDS counts the rounds that had work, NF_SPLITS the splits.
 //
+// Far buckets (far_buckets B > 0; near_far_advance_ring*, near_far_split_ring): the far side is B lists, bucket a
+// (distances [a x delta, (a + 1) x delta)) in list a % B for a below the ring end (NF_RING_END), and an overflow
+// pile (the epoch's half of the pile array) beyond it. A far improvement pushes its vertex when the class (bucket,
+// or overflow) of its new distance differs from that of the value its atomicMin replaced: each vertex sits once
+// in the list of its distance's class, the entries it left behind stale. The last advance block's warp 0 reads
+// the B counters (NF_RING0 + k) and opens the lowest non-empty bucket at or above T / delta (split 1: T becomes
+// its upper end, its live entries go near), or with none splits the overflow pile (split 2: T jumps as for the
+// single pile, the ring restarts at the new T's bucket, every list emptied). NF_PENDING says a bucket still holds
+// entries; the host's "done" needs it clear too.
+//
 // Distance words: plain int64 distances (near_far_advance, dist_shift 0), or packed with the stamp of the queue or
 // pile that holds the vertex (near_far_advance_packed, advance.cuh's kPacked: (distance << dist_shift) | stamp,
 // and no stamp arrays); the split reads a word's distance by the shift either way and restamps what it keeps,
@@ -36,18 +46,24 @@
 #include "advance.cuh"
 
 #define NF_SLOT0 8
-#define NF_SLOT_WORDS 5
+#define NF_SLOT_WORDS 7
 #define NF_NEAR 0       // packed counter of the near queue (advance.cuh)
-#define NF_FAR_COUNT 1  // far pile entries
+#define NF_FAR_COUNT 1  // far pile entries (with far buckets: the overflow pile's)
 #define NF_FAR_MIN 2    // smallest distance pushed onto the far pile (DIST_INF when none)
 #define NF_THRESHOLD 3  // T
-#define NF_EPOCH 4      // splits so far
-#define NF_ROUNDS 23
-#define NF_SPLITS 24
-#define NF_SPLIT 25        // 1: round r's split runs (written by round r's advance, read by its split)
-#define NF_BLOCKS_DONE 26  // advance blocks finished this round; the last one resets it
-#define NF_BASE 27         // added to the kernels' round argument (advance_bump_base, for graph replays)
-#define NF_WORDS 32
+#define NF_EPOCH 4      // splits so far (with far buckets: splits of the overflow pile)
+#define NF_RING_END 5   // far buckets: the first bucket of the overflow pile
+#define NF_PENDING 6    // far buckets: 1 when a bucket at or above T / delta holds entries
+#define NF_ROUNDS 29
+#define NF_SPLITS 30
+#define NF_SPLIT 31        // round r's split: 0 none, 1 the far pile (far buckets: bucket NF_SPLIT_BUCKET), 2 overflow
+#define NF_BLOCKS_DONE 32  // advance blocks finished this round; the last one resets it
+#define NF_BASE 33         // added to the kernels' round argument (advance_bump_base, for graph replays)
+#define NF_SPLIT_BUCKET 34  // far buckets: the bucket split 1 opens
+#define NF_SPLIT_COUNT 35   // far buckets: the entries the split reads (the bucket's list, or the overflow pile)
+#define NF_RING0 40        // far buckets: the entries of list k in word NF_RING0 + k (k < NF_RING_MAX)
+#define NF_WORDS 56
+static_assert(NF_WORDS == NF_RING0 + NF_RING_MAX, "a status word per far bucket list");
 
 __device__ __forceinline__ word_t* nf_slot(word_t* words, long long round) {
     return words + NF_SLOT0 + NF_SLOT_WORDS * (round % 3);
@@ -59,6 +75,8 @@ __device__ __forceinline__ void nf_reset_slot(word_t* slot) {
     slot[NF_FAR_MIN] = (word_t)DIST_INF;
     slot[NF_THRESHOLD] = 0ULL;
     slot[NF_EPOCH] = 0ULL;
+    slot[NF_RING_END] = 0ULL;
+    slot[NF_PENDING] = 0ULL;
 }
 
 // The smallest old + k * delta above far_minimum (k >= 1), saturating at DIST_INF.
@@ -73,7 +91,7 @@ __device__ __forceinline__ dist_t nf_next_threshold(dist_t old_threshold, dist_t
 extern "C" __global__ void near_far_init(dist_t* dist, int* stamps, long long n, long long source,
                                          long long source_degree, vertex_t* vertices, long long* starts,
                                          int* tile_first, word_t* words, int shift, long long delta,
-                                         int dist_shift) {
+                                         int dist_shift, int far_buckets) {
     frontier_init(dist, stamps, dist_shift ? 0 : 2 * n, n, source, source_degree, vertices, starts, tile_first,
                   words, NF_WORDS);
     if (blockIdx.x == 0 && threadIdx.x == 0) {
@@ -81,17 +99,79 @@ extern "C" __global__ void near_far_init(dist_t* dist, int* stamps, long long n,
         word_t* first = nf_slot(words, 0);
         if (source_degree > 0) first[NF_NEAR] = (1ULL << shift) + (word_t)source_degree;
         first[NF_THRESHOLD] = (word_t)delta;  // the source (distance 0 < delta) is near
+        first[NF_RING_END] = (word_t)(1 + far_buckets);  // buckets 1 .. far_buckets: the first far ones
     }
 }
 
-// Round r's advance; kPacked: distance words packed with stamps (advance.cuh), dist_shift stamp bits.
-template <bool kPacked>
+// The far-bucket decision of round r's last advance block, taken by its warp 0 (far buckets only): lane i looks
+// at bucket T / delta + i of the ring. When the near queue needs refilling, the lowest non-empty bucket opens
+// (split 1), or with every bucket empty a non-empty overflow pile is split (split 2: T jumps as for the single
+// pile, the ring restarts at the new T's bucket, its lists emptied for the split to fill); otherwise nothing
+// moves and the far state carries forward. Every word it needs is requested before any is used (atomics: L2,
+// where the other blocks' pushes landed; T and the ring end were read when the kernel began), so the decision
+// costs one round trip, as the single pile's does (a dependent read of the ring end cost 0.5 us a round on roads).
+__device__ __forceinline__ void nf_ring_decide(word_t* words, word_t* current, word_t* next, dist_t threshold,
+                                               long long epoch, long long ring_end, long long delta,
+                                               int far_buckets, int shift, long long refill_arcs) {
+    int lane = threadIdx.x;
+    long long first = threshold / delta;  // T is a multiple of delta: its bucket is the first far one
+    long long bucket = first + lane;
+    bool looks = lane < far_buckets && bucket < ring_end;
+    word_t held = looks ? atomicAdd(&words[NF_RING0 + bucket % far_buckets], 0ULL) : 0ULL;
+    word_t near_out = 0ULL, far_count = 0ULL, far_min = 0ULL;
+    if (lane == 0) {
+        near_out = atomicAdd(&next[NF_NEAR], 0ULL);
+        far_count = atomicAdd(&current[NF_FAR_COUNT], 0ULL);
+        far_min = atomicMin(&current[NF_FAR_MIN], (word_t)DIST_INF);
+    }
+    unsigned nonempty = __ballot_sync(WF_FULL_MASK, held != 0ULL);
+    // refill_arcs >= 1, and every queued vertex has an arc: with 1, a split exactly when the near queue is empty
+    bool refill = __shfl_sync(WF_FULL_MASK, packed_arcs(near_out, shift) < refill_arcs ? 1 : 0, 0) != 0;
+    far_count = __shfl_sync(WF_FULL_MASK, far_count, 0);
+    if (refill && nonempty == 0u && far_count != 0ULL) {  // split the overflow pile
+        if (lane < far_buckets) words[NF_RING0 + lane] = 0ULL;  // every list empty: the split refills them
+        if (lane == 0) {  // next[NF_FAR_COUNT] / [NF_FAR_MIN] stay reset for the entries the split keeps
+            dist_t next_threshold = nf_next_threshold(threshold, (dist_t)far_min, (dist_t)delta);
+            long long next_first = next_threshold / delta;
+            next[NF_THRESHOLD] = (word_t)next_threshold;
+            next[NF_EPOCH] = (word_t)(epoch + 1);
+            next[NF_RING_END] = (word_t)(next_first < DIST_INF - far_buckets ? next_first + far_buckets : DIST_INF);
+            next[NF_PENDING] = 0ULL;  // the split sets it when it fills a list
+            words[NF_SPLIT_COUNT] = far_count;
+            words[NF_SPLITS] += 1ULL;
+            words[NF_SPLIT] = 2ULL;
+        }
+        return;
+    }
+    int opened = __ffs(nonempty) - 1;
+    if (refill && nonempty != 0u && lane == opened) words[NF_SPLIT_COUNT] = held;
+    if (lane != 0) return;
+    next[NF_FAR_COUNT] = far_count;
+    next[NF_FAR_MIN] = far_min;
+    next[NF_EPOCH] = (word_t)epoch;
+    next[NF_RING_END] = (word_t)ring_end;
+    if (refill && nonempty != 0u) {  // open the lowest non-empty bucket
+        next[NF_THRESHOLD] = (word_t)((first + opened + 1) * delta);
+        next[NF_PENDING] = (nonempty >> opened) > 1u ? 1ULL : 0ULL;  // a bucket above the one opening
+        words[NF_SPLIT_BUCKET] = (word_t)(first + opened);
+        words[NF_SPLITS] += 1ULL;
+        words[NF_SPLIT] = 1ULL;
+    } else {
+        next[NF_THRESHOLD] = (word_t)threshold;
+        next[NF_PENDING] = nonempty != 0u ? 1ULL : 0ULL;
+        words[NF_SPLIT] = 0ULL;
+    }
+}
+
+// Round r's advance; kPacked: distance words packed with stamps (advance.cuh), dist_shift stamp bits; kRing: far
+// buckets (far_buckets lists of the pile array after its two overflow halves, FarPile's ring).
+template <bool kPacked, bool kRing>
 __device__ __forceinline__ void
 near_far_round(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
                const weight_t* __restrict__ weights, int unit_weights, dist_t* dist, vertex_t* vertices,
                long long* starts, int* tile_first, int* stamps, vertex_t* piles, long long n,
                long long tiles_per_queue, word_t* words, int shift, long long round_offset, long long delta,
-               long long refill_arcs, int count_relaxations, int dist_shift) {
+               long long refill_arcs, int count_relaxations, int dist_shift, int far_buckets) {
     __shared__ int last_block;
     long long round = (long long)words[NF_BASE] + round_offset;  // nobody writes NF_BASE during a round
     word_t* current = nf_slot(words, round);
@@ -100,24 +180,36 @@ near_far_round(const offset_t* __restrict__ row_offsets, const vertex_t* __restr
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         nf_reset_slot(nf_slot(words, round + 2));
         // the far count only grows during this kernel, and only when the near queue is not empty
-        if (in_packed != 0ULL || current[NF_FAR_COUNT] != 0ULL) words[NF_ROUNDS] += 1ULL;
+        if (in_packed != 0ULL || current[NF_FAR_COUNT] != 0ULL || current[NF_PENDING] != 0ULL) {
+            words[NF_ROUNDS] += 1ULL;
+        }
     }
     long long epoch = (long long)current[NF_EPOCH];
     dist_t threshold = (dist_t)current[NF_THRESHOLD];
+    long long ring_end = kRing ? (long long)current[NF_RING_END] : 0LL;
     if (in_packed != 0ULL) {  // block-uniform
-        FarPile far;
+        FarPile far = {};
         far.threshold = threshold;
         far.pile = piles + (epoch & 1) * n;
         far.counter = &current[NF_FAR_COUNT];
         far.minimum = &current[NF_FAR_MIN];
         far.stamps = stamps + n;
-        far.stamp = (int)(epoch + 1);
+        far.stamp = kRing ? 0 : (int)(epoch + 1);  // kRing: far words carry stamp 0 (packed) and no claims
+        if (kRing) {
+            far.ring = piles + 2 * n;
+            far.ring_counts = words + NF_RING0;
+            far.ring_end = ring_end;
+            far.ring_limit = far_ring_limit(ring_end, delta);
+            far.delta = delta;
+            far.buckets = far_buckets;
+            far.n = n;
+        }
         long long in = round & 1, out = in ^ 1;
-        advance_queue<true, kPacked>(row_offsets, column_ids, weights, unit_weights, dist,
-                                     vertices + in * n, starts + in * n, tile_first + in * tiles_per_queue,
-                                     in_packed, shift, vertices + out * n, starts + out * n,
-                                     tile_first + out * tiles_per_queue, &next[NF_NEAR], stamps, (int)(round + 1),
-                                     far, words, count_relaxations, dist_shift);
+        advance_queue<true, kPacked, kRing>(row_offsets, column_ids, weights, unit_weights, dist,
+                                            vertices + in * n, starts + in * n, tile_first + in * tiles_per_queue,
+                                            in_packed, shift, vertices + out * n, starts + out * n,
+                                            tile_first + out * tiles_per_queue, &next[NF_NEAR], stamps,
+                                            (int)(round + 1), far, words, count_relaxations, dist_shift);
     }
     // The last block to finish decides whether this round's split runs. One fence per block, in the thread that
     // counts the block done, after the barrier (fences are cumulative: they cover the block's writes the barrier
@@ -128,13 +220,18 @@ near_far_round(const offset_t* __restrict__ row_offsets, const vertex_t* __restr
         last_block = atomicAdd(&words[NF_BLOCKS_DONE], 1ULL) == (word_t)(gridDim.x - 1);
     }
     __syncthreads();
-    if (!last_block || threadIdx.x != 0) return;
+    if (!last_block || threadIdx.x >= (kRing ? 32 : 1)) return;
     __threadfence();
+    if (kRing) {
+        nf_ring_decide(words, current, next, threshold, epoch, ring_end, delta, far_buckets, shift, refill_arcs);
+        if (threadIdx.x == 0) words[NF_BLOCKS_DONE] = 0ULL;
+        return;
+    }
     word_t near_out = atomicAdd(&next[NF_NEAR], 0ULL);
     word_t far_count = atomicAdd(&current[NF_FAR_COUNT], 0ULL);
     word_t far_min = atomicMin(&current[NF_FAR_MIN], (word_t)DIST_INF);
     // refill_arcs >= 1, and every queued vertex has an arc: with 1, a split exactly when the near queue is empty
-    if (far_count == 0ULL || packed_arcs(near_out, shift) >= refill_arcs) {  // no split: carry far and T forward
+    if (far_count == 0ULL || packed_arcs(near_out, shift) >= refill_arcs) {  // no split: carry far, T forward
         next[NF_FAR_COUNT] = far_count;
         next[NF_FAR_MIN] = far_min;
         next[NF_THRESHOLD] = (word_t)threshold;
@@ -154,17 +251,26 @@ near_far_round(const offset_t* __restrict__ row_offsets, const vertex_t* __restr
         const weight_t* __restrict__ weights, int unit_weights, dist_t* dist, vertex_t* vertices,                   \
         long long* starts, int* tile_first, int* stamps, vertex_t* piles, long long n, long long tiles_per_queue,   \
         word_t* words, int shift, long long round_offset, long long delta, long long refill_arcs,                   \
-        int count_relaxations, int dist_shift
+        int count_relaxations, int dist_shift, int far_buckets
 #define NF_ROUND_ARGUMENTS                                                                                         \
     row_offsets, column_ids, weights, unit_weights, dist, vertices, starts, tile_first, stamps, piles, n,           \
-        tiles_per_queue, words, shift, round_offset, delta, refill_arcs, count_relaxations, dist_shift
+        tiles_per_queue, words, shift, round_offset, delta, refill_arcs, count_relaxations, dist_shift, far_buckets
 
 extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) near_far_advance(NF_ROUND_PARAMETERS) {
-    near_far_round<false>(NF_ROUND_ARGUMENTS);
+    near_far_round<false, false>(NF_ROUND_ARGUMENTS);
 }
 
 extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) near_far_advance_packed(NF_ROUND_PARAMETERS) {
-    near_far_round<true>(NF_ROUND_ARGUMENTS);
+    near_far_round<true, false>(NF_ROUND_ARGUMENTS);
+}
+
+extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) near_far_advance_ring(NF_ROUND_PARAMETERS) {
+    near_far_round<false, true>(NF_ROUND_ARGUMENTS);
+}
+
+extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS)
+near_far_advance_ring_packed(NF_ROUND_PARAMETERS) {
+    near_far_round<true, true>(NF_ROUND_ARGUMENTS);
 }
 
 // Round r's split (when NF_SPLIT says so): the far pile of slot r % 3 into slot (r + 1) % 3's near queue and
@@ -172,7 +278,8 @@ extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) near_far_a
 extern "C" __global__ void near_far_split(const offset_t* __restrict__ row_offsets, dist_t* dist,
                                           vertex_t* vertices, long long* starts, int* tile_first, int* stamps,
                                           vertex_t* piles, long long n, long long tiles_per_queue, word_t* words,
-                                          int shift, long long round_offset, int dist_shift) {
+                                          int shift, long long round_offset, int dist_shift, long long delta,
+                                          int far_buckets) {
     __shared__ word_t s_near_warp[WF_WARPS];  // the pushes' per-warp scan totals (block_reserve)
     __shared__ word_t s_far_warp[WF_WARPS];
     if (words[NF_SPLIT] == 0ULL) return;
@@ -224,6 +331,86 @@ extern "C" __global__ void near_far_split(const offset_t* __restrict__ row_offse
         block_push_far(want_far, vs, ds, &next[NF_FAR_COUNT], &next[NF_FAR_MIN], kept, s_far_warp);
         __syncthreads();  // s_near_warp and s_far_warp are rewritten in the next iteration
     }
+}
+
+// Round r's split with far buckets (when NF_SPLIT says so; the arguments are near_far_split's). Split 1 opens
+// bucket a = NF_SPLIT_BUCKET: its list's entries whose distance is still in [a x delta, (a + 1) x delta) join
+// the next near queue, the others (fallen lower since: their lower list or the near queue has them) are stale.
+// Split 2 reads the overflow pile of slot r % 3: entries below the old ring end are stale (they fell into a
+// bucket since, every one of which is empty now), the rest go near below the new T, into the new ring's lists
+// below its end, else onto the next overflow pile (far_class with slot (r + 1) % 3's T and ring end).
+extern "C" __global__ void near_far_split_ring(const offset_t* __restrict__ row_offsets, dist_t* dist,
+                                               vertex_t* vertices, long long* starts, int* tile_first, int* stamps,
+                                               vertex_t* piles, long long n, long long tiles_per_queue,
+                                               word_t* words, int shift, long long round_offset, int dist_shift,
+                                               long long delta, int far_buckets) {
+    __shared__ word_t s_near_warp[WF_WARPS];  // the near pushes' per-warp scan totals (block_reserve)
+    __shared__ unsigned s_ring_count[NF_RING_MAX + 1];  // block_push_ring's counts, bases and minimum
+    __shared__ word_t s_ring_base[NF_RING_MAX + 1];
+    __shared__ word_t s_ring_minimum;
+    word_t split = words[NF_SPLIT];
+    if (split == 0ULL) return;
+    long long round = (long long)words[NF_BASE] + round_offset;
+    word_t* current = nf_slot(words, round);
+    word_t* next = nf_slot(words, round + 1);
+    long long epoch = (long long)current[NF_EPOCH];
+    long long bucket = (long long)words[NF_SPLIT_BUCKET];
+    bool overflow = split == 2ULL;
+    const vertex_t* list = overflow ? piles + (epoch & 1) * n : piles + 2 * n + (bucket % far_buckets) * n;
+    long long count = (long long)words[NF_SPLIT_COUNT];
+    long long old_end = (long long)current[NF_RING_END];
+    FarPile far = {};  // the new ring (overflow split only)
+    far.threshold = (dist_t)next[NF_THRESHOLD];
+    far.pile = piles + ((epoch + 1) & 1) * n;
+    far.counter = &next[NF_FAR_COUNT];
+    far.minimum = &next[NF_FAR_MIN];
+    far.ring = piles + 2 * n;
+    far.ring_counts = words + NF_RING0;
+    far.ring_end = (long long)next[NF_RING_END];
+    far.ring_limit = far_ring_limit(far.ring_end, delta);
+    far.delta = delta;
+    far.buckets = far_buckets;
+    far.n = n;
+    if (threadIdx.x <= NF_RING_MAX) {  // published by the tile loop's first barrier (block_reserve)
+        s_ring_count[threadIdx.x] = 0u;
+        if (threadIdx.x == 0) s_ring_minimum = (word_t)DIST_INF;
+    }
+    long long out = (round + 1) & 1;
+    bool filled = false;
+    long long stride = (long long)gridDim.x * WF_TILE;
+    for (long long base = (long long)blockIdx.x * WF_TILE; base < count; base += stride) {  // block-uniform
+        bool want_near[WF_ITEMS], want_far[WF_ITEMS];
+        vertex_t vs[WF_ITEMS];
+        dist_t ds[WF_ITEMS];
+        long long degrees[WF_ITEMS];
+#pragma unroll
+        for (int item = 0; item < WF_ITEMS; ++item) {
+            long long i = base + item * WF_BLOCK + threadIdx.x;
+            want_near[item] = want_far[item] = false;
+            vs[item] = 0;
+            ds[item] = 0;
+            degrees[item] = 0;
+            if (i < count) {
+                vertex_t v = list[i];
+                dist_t d = dist[v] >> dist_shift;  // 0 unless packed; far words carry stamp 0
+                vs[item] = v;
+                ds[item] = d;
+                long long klass = d / delta;
+                bool live = overflow ? klass >= old_end : klass == bucket;
+                if (live && d < far.threshold) {
+                    degrees[item] = out_degree(row_offsets, v);  // > 0: only such vertices are listed
+                    want_near[item] = true;
+                } else {  // overflow only: bucket a's live entries are below (a + 1) x delta = T
+                    want_far[item] = live;
+                }
+            }
+        }
+        block_push_entries(want_near, vs, degrees, &next[NF_NEAR], shift, vertices + out * n, starts + out * n,
+                           tile_first + out * tiles_per_queue, s_near_warp);
+        if (overflow) filled |= block_push_ring(want_far, vs, ds, far, s_ring_count, s_ring_base, &s_ring_minimum);
+        __syncthreads();  // s_near_warp is rewritten in the next iteration
+    }
+    if (filled && threadIdx.x == 0) next[NF_PENDING] = 1ULL;  // may be overflow entries only: harmless
 }
 
 // After a packed solve: the distances alone (an unreached vertex's word is DIST_INF itself).

@@ -16,6 +16,20 @@ by adopting two queues similarly to the Delta-Stepping algorithm". Here (`near_f
   splits the far pile then, not only when the near queue is empty; such a round costs its latency however little
   it holds. 1 is Davidson et al.'s rule. The split needs no atomics: the pile holds each vertex once, and the
   advance queued near only vertices below the old T, which the split drops as stale.
+- far_buckets (not Davidson et al.'s; default -1: 8 on graphs of average out-degree at least 5, else 0): the far
+  side as B lists, one per distance bucket of width delta from T's bucket on (a ring of B), and an overflow pile
+  beyond them. A split opens the lowest non-empty bucket (its list's entries whose distance is still in the bucket
+  go near, the rest are stale) instead of rereading the whole pile; the overflow pile is split only when every list
+  is empty, and restarts the ring at the new T. A far vertex is pushed when its improvement changes its bucket (or
+  moves it out of the overflow pile), known from the value the atomicMin replaced: no far stamps, and nothing to
+  restamp in a split. Measured on an H200 against one far pile (100 sources, `sssp-bench compare`,
+  benchmarks/measured/2026-11-23-h200-near-far-buckets/), time ratio with 8 lists:
+
+      rmat.3Mv.20Me 0.861, kron scale 21 0.867           (faster, 100/100 sources), random.2Mv.128Me 0.968 (82/100)
+      USA-road-d.NY 1.051, road-2M 1.055, grid-2M 1.067  (slower, 0/100: hence 0 on sparse graphs)
+
+  16 lists against 8: no clear difference (rmat 0.984, kron 0.989). The roads' far pile is a thin shell whose
+  whole split costs little, and their thousands of small rounds pay the lists' extra bookkeeping.
 - packed_dedup (default on; H-BF's 64-bit duplicate removal, not Davidson et al.'s): each distance word holds
   (distance << s) | stamp. An improvement writes its destination's stamp (the round's near queue, or the epoch's
   far pile) with the distance in one atomicMin, and the improvement that replaced another stamp pushes the
@@ -76,8 +90,9 @@ whole far pile (up to ~150 us).
 Non-negative weights only: a graph with a negative weight is refused with UnsupportedGraphError (distances below
 T are final only when no arc weighs less than zero); use `workfront` or `lonestar` for those.
 Distances int64, unreached = INT64_MAX; float32 weights are refused for now.
-Counters: `iterations` (rounds with work: a near queue to advance or a far pile to split), `delta`, `splits`,
-`packed_dedup` (1 when the distance words were packed);
+Counters: `iterations` (rounds with work: a near queue to advance or a far pile to split), `delta`, `splits`
+(bucket openings and pile splits), `packed_dedup` (1 when the distance words were packed), `far_buckets` (the lists
+used);
 with count_relaxations, relax attempts and relaxations in total and per iteration, and `frontier_sizes` (near
 queue entries per iteration).
 """
@@ -97,9 +112,11 @@ from .gpu_common import COUNT_RELAXATIONS, packing_bounds
 from .workfront import ADVANCE_BLOCK, BATCH_SIZES, GRAPHS, QueueAdvanceBase
 
 WARP_SIZE = 32
-NF_SLOT0, NF_SLOT_WORDS, NF_NEAR, NF_FAR_COUNT = 8, 5, 0, 1
-NF_ROUNDS, NF_SPLITS, NF_BASE = 23, 24, 27
-"""Status words of near_far.cu: three rotating control slots, the rounds with work, the splits, the round base."""
+NF_SLOT0, NF_SLOT_WORDS, NF_NEAR, NF_FAR_COUNT, NF_PENDING = 8, 7, 0, 1, 6
+NF_ROUNDS, NF_SPLITS, NF_BASE = 29, 30, 33
+NF_RING_MAX, NF_WORDS = 16, 56
+"""Status words of near_far.cu: three rotating control slots, the rounds with work, the splits, the round base;
+the far buckets' list counters up to NF_WORDS."""
 
 
 SPARSE_DEGREE = 5.0
@@ -114,6 +131,16 @@ def auto_delta(graph: CSRGraph) -> int:
     average_degree = graph.m / graph.n
     factor = WARP_SIZE if average_degree < SPARSE_DEGREE else 4
     return max(1, int(round(factor * average_weight / average_degree)))
+
+
+RING_BUCKETS = 8
+"""far_buckets' automatic value on graphs of average out-degree at least SPARSE_DEGREE (0 below)."""
+
+
+def auto_far_buckets(graph: CSRGraph) -> int:
+    """far_buckets -1: RING_BUCKETS lists on low-diameter graphs, where most vertices wait on the far pile and a
+    split of the whole pile rereads them; 0 on sparse ones (roads, meshes), whose far pile is a thin shell."""
+    return RING_BUCKETS if graph.n and graph.m / graph.n >= SPARSE_DEGREE else 0
 
 
 def round_cap(n: int) -> int:
@@ -142,8 +169,9 @@ class NearFarPile(QueueAdvanceBase):
         "(distance < threshold), a far pile for the rest, split when the near queue empties (or holds fewer than "
         "refill_arcs arcs) as the threshold rises by delta (default C x average weight / average degree, C = 32 on "
         "sparse graphs, 4 on others); H-BF Table 2's comparator. Non-negative weights. By default each distance "
-        "is packed with its queue's stamp in one 64-bit word (packed_dedup, H-BF's duplicate removal); "
-        "packed_dedup: false is Davidson et al.'s design."
+        "is packed with its queue's stamp in one 64-bit word (packed_dedup, H-BF's duplicate removal), and on "
+        "graphs of average degree 5 or more the far pile is kept in 8 distance buckets (far_buckets); "
+        "packed_dedup: false with far_buckets: 0 is Davidson et al.'s design."
     )
     negative_weights = False
     parameters = {
@@ -153,6 +181,11 @@ class NearFarPile(QueueAdvanceBase):
         "refill_arcs": Parameter(int, 4096, "a round that leaves fewer arcs than this in the near queue raises the "
                                  "threshold and refills the queue from the far pile; 1: only an empty near queue "
                                  "(Davidson et al.)"),
+        "far_buckets": Parameter(int, -1, "far vertices in this many lists by distance bucket (delta wide) above "
+                                 "the threshold, the rest on an overflow pile: a split reads one bucket's list, and "
+                                 "the overflow pile only when every list is empty; 0: one far pile, split whole "
+                                 f"(Davidson et al.); at most {NF_RING_MAX}; -1: {RING_BUCKETS} where the average "
+                                 f"out-degree is at least {SPARSE_DEGREE:g}, else 0"),
         "packed_dedup": Parameter(bool, True, "pack each distance with the stamp of the near queue or far pile "
                                   "that holds it in one 64-bit word (H-BF's 64-bit duplicate removal): one atomicMin "
                                   "per improving arc both relaxes and deduplicates; plain int64 distances and stamp "
@@ -160,6 +193,7 @@ class NearFarPile(QueueAdvanceBase):
         "graphs": GRAPHS,
     }
     cu_file = "near_far.cu"
+    status_words = NF_WORDS
     base_word = NF_BASE
     advance_kernel = "near_far_advance"
     stamp_arrays = 2
@@ -174,6 +208,10 @@ class NearFarPile(QueueAdvanceBase):
         refill_arcs = self.params["refill_arcs"]
         if not 1 <= refill_arcs < 2**63:
             raise ConfigError(f"{self.name}: refill_arcs must be a positive int64, got {refill_arcs}")
+        far_buckets = self.params["far_buckets"]
+        if not -1 <= far_buckets <= NF_RING_MAX:
+            raise ConfigError(f"{self.name}: far_buckets must be -1 (automatic) or 0 .. {NF_RING_MAX}, "
+                              f"got {far_buckets}")
 
     def prepare(self, graph: CSRGraph) -> None:
         if graph.has_negative_weights():
@@ -181,18 +219,23 @@ class NearFarPile(QueueAdvanceBase):
                 f"{self.name} needs non-negative weights, but {graph.name or 'the graph'} has a negative weight "
                 f"(min {graph.weights.min()}); use workfront, lonestar, bf-frontier or bf-edge"
             )
+        far_buckets = self.params["far_buckets"]
+        self.far_buckets = auto_far_buckets(graph) if far_buckets < 0 else far_buckets
+        self.per_vertex_bytes = type(self).per_vertex_bytes + 4 * self.far_buckets  # an n-entry list per bucket
         super().prepare(graph)
 
     def prepare_device(self) -> None:
         self.dist_shift = packed_distance_shift(self.graph) if self.params["packed_dedup"] else 0
-        self.advance_kernel = "near_far_advance_packed" if self.dist_shift else "near_far_advance"
+        self.advance_kernel = ("near_far_advance" + ("_ring" if self.far_buckets else "")
+                               + ("_packed" if self.dist_shift else ""))
         super().prepare_device()
         self.delta = int(self.params["delta"] or auto_delta(self.graph))
-        self.piles = self.cp.empty(2 * self.graph.n, dtype=np.int32)  # far piles e % 2 = 0 and 1
+        # far piles e % 2 = 0 and 1 (with buckets: the overflow piles), then one list per far bucket
+        self.piles = self.cp.empty((2 + self.far_buckets) * self.graph.n, dtype=np.int32)
         self._init = self.module.function("near_far_init")
         self._advance = self.module.function(self.advance_kernel)
         self._unpack = self.module.function("near_far_unpack")
-        self._split = self.module.function("near_far_split")
+        self._split = self.module.function("near_far_split_ring" if self.far_buckets else "near_far_split")
         self.capture_graphs()
 
     def round_kernels(self, round_offset: np.int64, count: np.int32) -> list[tuple[Any, tuple]]:
@@ -200,11 +243,11 @@ class NearFarPile(QueueAdvanceBase):
         weights, unit = self.weight_args()
         common = (self.vertices, self.starts, self.tile_first, self.stamps, self.piles, np.int64(self.graph.n),
                   np.int64(self.tiles_per_queue), self.words, np.int32(self.shift))
-        dist_shift = np.int32(self.dist_shift)
+        dist_shift, delta, far_buckets = np.int32(self.dist_shift), np.int64(self.delta), np.int32(self.far_buckets)
         return [
             (self._advance, (dgraph.row_offsets, dgraph.column_ids, weights, unit, self.dist, *common, round_offset,
-                             np.int64(self.delta), np.int64(self.params["refill_arcs"]), count, dist_shift)),
-            (self._split, (dgraph.row_offsets, self.dist, *common, round_offset, dist_shift)),
+                             delta, np.int64(self.params["refill_arcs"]), count, dist_shift, far_buckets)),
+            (self._split, (dgraph.row_offsets, self.dist, *common, round_offset, dist_shift, delta, far_buckets)),
         ]
 
     def solve(self, source: int):
@@ -214,7 +257,7 @@ class NearFarPile(QueueAdvanceBase):
         runtime.launch(self._init, self.init_grid, ADVANCE_BLOCK, (
             self.dist, self.stamps, np.int64(self.graph.n), np.int64(source), np.int64(degree),
             self.vertices, self.starts, self.tile_first, self.words, np.int32(self.shift), np.int64(self.delta),
-            np.int32(self.dist_shift),
+            np.int32(self.dist_shift), np.int32(self.far_buckets),
         ))
         if degree == 0:  # nothing to relax: dist is final
             result = self.result(0, [], [], frontier_sizes=[])
@@ -223,7 +266,8 @@ class NearFarPile(QueueAdvanceBase):
             if self.dist_shift:
                 runtime.launch(self._unpack, self.init_grid, ADVANCE_BLOCK,
                                (self.dist, np.int64(self.graph.n), np.int32(self.dist_shift)))
-        result.counters.update(delta=self.delta, splits=self._splits, packed_dedup=int(self.dist_shift > 0))
+        result.counters.update(delta=self.delta, splits=self._splits, packed_dedup=int(self.dist_shift > 0),
+                               far_buckets=self.far_buckets)
         return result
 
     def run_rounds(self, source: int):
@@ -234,7 +278,7 @@ class NearFarPile(QueueAdvanceBase):
 
         def finished(words: np.ndarray, launched: int) -> bool:
             state = slot(launched)
-            return int(words[state + NF_NEAR]) == 0 and int(words[state + NF_FAR_COUNT]) == 0
+            return not (words[state + NF_NEAR] or words[state + NF_FAR_COUNT] or words[state + NF_PENDING])
 
         def at_cap(worked: int) -> None:  # cannot happen with non-negative weights: a bug, not a graph property
             raise RuntimeError(f"{self.name}: no convergence after {worked} rounds from source {source} (n={n})")
