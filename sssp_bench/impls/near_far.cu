@@ -27,7 +27,8 @@
 // (r + 2) % 3 (round r - 1's, read by nobody any more). The round index comes from the host; nothing else does, so
 // the host can launch several rounds before it reads the words back, or replay them as a captured CUDA graph (the
 // kernels' round is words[NF_BASE] + their round argument). Done when a slot's near queue and far pile are both
-// empty; NF_ROUNDS counts the rounds that had work, NF_SPLITS the splits.
+// empty (with far buckets, every list too: NF_PENDING); NF_ROUNDS counts the rounds that had work, NF_SPLITS the
+// splits.
 //
 // Far buckets (far_buckets B > 0; near_far_advance_ring*, near_far_split_ring): the far side is B lists, bucket a
 // (distances [a x delta, (a + 1) x delta)) in list a % B for a below the ring end (NF_RING_END), and an overflow

@@ -84,8 +84,8 @@ refill_arcs, measured (H200, median of 10 sources, ms; benchmarks/measured/2026-
 
 On R-MAT the rounds are not what costs most: the big rounds relax ~18 G arcs/s against the floor pass's 56 G/s
 (per arc a distance read, and for an improving arc an atomicMin, a stamp claim and the pushed vertex's row
-offsets, all random L2 requests; ncu shows L2 up to 67% busy), and each bucket's last round pays a split of the
-whole far pile (up to ~150 us).
+offsets, all random L2 requests; ncu shows L2 up to 67% busy), and with one far pile each bucket's last round
+pays a split of the whole pile (up to ~150 us; far_buckets cut those rounds to ~50 us, rmat-rounds.txt there).
 
 Non-negative weights only: a graph with a negative weight is refused with UnsupportedGraphError (distances below
 T are final only when no arc weighs less than zero); use `workfront` or `lonestar` for those.
