@@ -172,10 +172,14 @@ def report(runs: tuple[Path, ...], out_dir: Path | None) -> None:
 
 
 def _report(runs: list[Path], out_dir: Path | None) -> None:
+    from . import claims
     from . import report as reporting
 
-    written = reporting.write_report(runs, out_dir)
-    click.echo(reporting.format_table(reporting.summarize(runs)))
+    built = reporting.build_report(runs)
+    written = reporting.write_report(built, out_dir)
+    click.echo(reporting.format_table(built.summary))
+    if not built.claims.empty:
+        click.echo(claims.format_claims(built.claims))
     click.echo("wrote " + ", ".join(str(path) for path in written.values()))
 
 

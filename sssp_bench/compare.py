@@ -66,7 +66,7 @@ def compare_runs(runs: Any, between: tuple[str, str] | None = None, graphs: Sequ
                  options: CompareOptions = CompareOptions()) -> pd.DataFrame:
     """One row per comparison (COMPARISON_COLUMNS); `runs` as `report.summarize` takes them."""
     loaded = _as_runs(runs)
-    rows = _verified_times(_label_rows(loaded))
+    rows = verified_times(_label_rows(loaded))
     if graphs:
         unknown = [graph for graph in graphs if graph not in set(rows["graph"])]
         if unknown:
@@ -82,13 +82,14 @@ def compare_runs(runs: Any, between: tuple[str, str] | None = None, graphs: Sequ
                         f"run(s) and no --between")
     if not pairs:
         raise UserError("nothing to compare: no graph has verified solves of both sides")
-    records = [_compare_one(graph, base_name, new_name, base, new, options)
+    records = [compare_times(graph, base_name, new_name, base, new, options)
                for graph, base_name, new_name, base, new in pairs]
     return pd.DataFrame.from_records(records, columns=COMPARISON_COLUMNS)
 
 
-def _verified_times(rows: pd.DataFrame) -> pd.DataFrame:
-    """run_id, graph, variant, label, source, time_ms of the verified solves, repetitions reduced to a median."""
+def verified_times(rows: pd.DataFrame) -> pd.DataFrame:
+    """run_id, graph, variant, label, source, time_ms of the verified solves, repetitions reduced to a median
+    (`rows` labelled as report._label_rows labels them)."""
     solves = rows[rows["phase"] == "solve"]
     verified = [
         solve_outcome(status, certificate, reference) == "verified" and not math.isnan(time_s)
@@ -102,7 +103,7 @@ def _verified_times(rows: pd.DataFrame) -> pd.DataFrame:
     return kept.groupby(keys, sort=False, dropna=False)["time_ms"].median().reset_index()
 
 
-def _series(rows: pd.DataFrame, **match: str) -> pd.Series:
+def source_times(rows: pd.DataFrame, **match: str) -> pd.Series:
     """time_ms by source of the rows matching every column=value in `match`."""
     selected = rows
     for column, value in match.items():
@@ -120,8 +121,8 @@ def _pairs_across_runs(rows: pd.DataFrame, run_ids: list[str]) -> list[tuple[str
     base_keys, new_keys = keys(base_run), keys(new_run)
     return [
         (graph, f"{base_run}/{variant}", f"{new_run}/{variant}",
-         _series(rows, run_id=base_run, graph=graph, variant=variant),
-         _series(rows, run_id=new_run, graph=graph, variant=variant))
+         source_times(rows, run_id=base_run, graph=graph, variant=variant),
+         source_times(rows, run_id=new_run, graph=graph, variant=variant))
         for graph, variant in base_keys if (graph, variant) in new_keys
     ]
 
@@ -137,14 +138,15 @@ def _pairs_between(rows: pd.DataFrame, between: tuple[str, str]) -> list[tuple[s
     graphs = dict.fromkeys(rows.loc[rows["label"] == base_name, "graph"])
     new_graphs = set(rows.loc[rows["label"] == new_name, "graph"])
     return [
-        (graph, base_name, new_name, _series(rows, graph=graph, label=base_name),
-         _series(rows, graph=graph, label=new_name))
+        (graph, base_name, new_name, source_times(rows, graph=graph, label=base_name),
+         source_times(rows, graph=graph, label=new_name))
         for graph in graphs if graph in new_graphs
     ]
 
 
-def _compare_one(graph: str, base_name: str, new_name: str, base: pd.Series, new: pd.Series,
-                 options: CompareOptions) -> dict[str, Any]:
+def compare_times(graph: str, base_name: str, new_name: str, base: pd.Series, new: pd.Series,
+                  options: CompareOptions = CompareOptions()) -> dict[str, Any]:
+    """One comparison (a COMPARISON_COLUMNS record) of NEW's times against BASE's, each time_ms by source."""
     shared = base.index.intersection(new.index)
     paired = len(shared) > 0
     if paired:

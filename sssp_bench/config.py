@@ -37,6 +37,20 @@ parameter appends `[key=value]` to the label as it does to the name. `baseline` 
 Per-graph parameters: a graph entry's `params` maps a variant name to parameters that replace that variant's on
 this graph only (a paper that tuned its knobs per graph, as BFS-4K's Table 2 did). The variant keeps its name;
 its rows record the parameters it ran with. A swept parameter cannot be replaced: the sweep is the point.
+
+Targets: what a paper measured or an issue asks of the run, which the report checks (see report.py, claims.py):
+
+    targets:
+      source: "H-BF paper, Table 2 (GTX 780, 288 GB/s)"
+      paper_bandwidth_gbs: 288        # needed with mteps: the paper's MTEPS x device / paper bandwidth
+      device_bandwidth_gbs: {H100: 3350, H200: 4800}
+      mteps: {rmat.3Mv.20Me: {hbf: 201}}                 # graph -> variant -> the paper's MTEPS
+      efficiency: {near-far: {rmat.3Mv.20Me: 0.5}}        # variant -> graph -> least fraction of the roofline floor
+      faster_than:                                         # a paper's ordering, judged paired by source
+        - {variant: hbf, than: [lonestar, workfront], graphs: [rmat.3Mv.20Me, flickr]}
+
+A name that stands for several variants on a graph (an implementation, or a label whose entry sweeps a parameter)
+means the fastest of them there; `graphs` defaults to every graph of the config.
 """
 
 from __future__ import annotations
@@ -58,7 +72,8 @@ TOP_LEVEL_KEYS = {
     "name", "description", "graphs", "implementations", "sources", "repetitions", "warmup", "weights",
     "verification", "baseline", "time_limit", "output", "datasets", "targets",
 }
-TARGET_KEYS = {"source", "paper_bandwidth_gbs", "device_bandwidth_gbs", "mteps"}
+TARGET_KEYS = {"source", "paper_bandwidth_gbs", "device_bandwidth_gbs", "mteps", "efficiency", "faster_than"}
+FASTER_THAN_KEYS = {"variant", "than", "graphs"}
 GRAPH_KEYS = {"graph", "label", "weights", "stand_in", "params"}
 IMPLEMENTATION_KEYS = {"name", "label", "params", "sources"}
 SOURCES_KEYS = {"count", "seed", "min_reached"}
@@ -320,39 +335,89 @@ def _swept_parameters(variants: list[Variant]) -> dict[str, set[str]]:
 
 
 def _targets(targets: Any, graphs: list[GraphEntry], variants: list[Variant], locator: _Locator) -> dict | None:
-    """Speed goals: `mteps` maps graph label -> implementation -> the paper's MTEPS; the report scales them by
-    device bandwidth / paper bandwidth (`device_bandwidth_gbs` maps a GPU name fragment to its GB/s)."""
+    """Speed goals (the module docstring's `targets`): `mteps` maps graph label -> variant -> the paper's MTEPS,
+    which the report scales by device bandwidth / paper bandwidth (`device_bandwidth_gbs` maps a GPU name
+    fragment to its GB/s); `efficiency` and `faster_than` are claims the report judges (claims.py)."""
     if targets is None:
         return None
     if not isinstance(targets, dict):
-        raise locator.fail("targets", "expected a mapping with source, paper_bandwidth_gbs, device_bandwidth_gbs, mteps")
+        raise locator.fail("targets", "expected a mapping with source, paper_bandwidth_gbs, device_bandwidth_gbs, "
+                                      "mteps, efficiency, faster_than")
     _check_keys(targets, TARGET_KEYS, "targets", locator)
     source = _typed(targets, "source", str, locator, "", "targets")
     paper_bandwidth = targets.get("paper_bandwidth_gbs")
-    if isinstance(paper_bandwidth, bool) or not isinstance(paper_bandwidth, (int, float)) or paper_bandwidth <= 0:
-        raise locator.fail("targets.paper_bandwidth_gbs", f"expected the paper's device bandwidth in GB/s, got {paper_bandwidth!r}")
+    if "mteps" in targets or paper_bandwidth is not None:
+        if isinstance(paper_bandwidth, bool) or not isinstance(paper_bandwidth, (int, float)) or paper_bandwidth <= 0:
+            raise locator.fail("targets.paper_bandwidth_gbs", f"expected the paper's device bandwidth in GB/s, got {paper_bandwidth!r}")
+        paper_bandwidth = float(paper_bandwidth)
     devices = targets.get("device_bandwidth_gbs", {})
     if not isinstance(devices, dict) or not all(
             isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 for value in devices.values()):
         raise locator.fail("targets.device_bandwidth_gbs", "expected a mapping of GPU name fragment to GB/s, e.g. {H100: 3350}")
     labels = {graph.label for graph in graphs}
-    implementations = {variant.implementation for variant in variants} | {variant.name for variant in variants}
-    goals = targets.get("mteps", {})
-    if not isinstance(goals, dict):
-        raise locator.fail("targets.mteps", "expected a mapping of graph label to {implementation: MTEPS}")
-    for label, per_implementation in goals.items():
+    # an implementation, a variant, or an entry's label standing for its sweep ("hbf-all-on" for hbf-all-on[...])
+    names = ({variant.implementation for variant in variants} | {variant.name for variant in variants}
+             | {variant.name.split("[", 1)[0] for variant in variants})
+
+    def graph_label(label: Any, key_path: str) -> str:
         if label not in labels:
-            raise locator.fail(f"targets.mteps.{label}", f"not a graph of this config ({', '.join(sorted(labels))})")
-        if not isinstance(per_implementation, dict):
-            raise locator.fail(f"targets.mteps.{label}", "expected a mapping of implementation to the paper's MTEPS")
-        for name, mteps in per_implementation.items():
-            if name not in implementations:
-                raise locator.fail(f"targets.mteps.{label}.{name}", "not an implementation of this config")
-            if isinstance(mteps, bool) or not isinstance(mteps, (int, float)) or mteps <= 0:
-                raise locator.fail(f"targets.mteps.{label}.{name}", f"expected a positive MTEPS, got {mteps!r}")
-    return {"source": source, "paper_bandwidth_gbs": float(paper_bandwidth),
+            raise locator.fail(key_path, f"not a graph of this config ({', '.join(sorted(labels))})")
+        return label
+
+    def variant_name(name: Any, key_path: str) -> str:
+        if name not in names:
+            raise locator.fail(key_path, "not an implementation of this config, nor a variant's name")
+        return name
+
+    def positive(value: Any, key_path: str, what: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise locator.fail(key_path, f"expected {what}, got {value!r}")
+        return float(value)
+
+    def nested(key: str, what: str) -> dict[str, dict[str, float]]:
+        """A mapping of outer -> inner -> positive number (mteps: graph -> variant; efficiency: variant -> graph)."""
+        goals = targets.get(key, {})
+        outer_is_graph = key == "mteps"
+        if not isinstance(goals, dict):
+            raise locator.fail(f"targets.{key}", f"expected a mapping of {'graph label' if outer_is_graph else 'variant'} "
+                                                 f"to {{{'variant' if outer_is_graph else 'graph label'}: {what}}}")
+        checked: dict[str, dict[str, float]] = {}
+        for outer, inner in goals.items():
+            path = f"targets.{key}.{outer}"
+            (graph_label if outer_is_graph else variant_name)(outer, path)
+            if not isinstance(inner, dict):
+                raise locator.fail(path, f"expected a mapping of {'variant' if outer_is_graph else 'graph label'} to {what}")
+            checked[outer] = {}
+            for name, value in inner.items():
+                (variant_name if outer_is_graph else graph_label)(name, f"{path}.{name}")
+                checked[outer][name] = positive(value, f"{path}.{name}", what)
+        return checked
+
+    mteps = nested("mteps", "a positive MTEPS")
+    efficiency = nested("efficiency", "the least fraction of the roofline floor, e.g. 0.5")
+    claims = targets.get("faster_than", [])
+    if not isinstance(claims, list):
+        raise locator.fail("targets.faster_than", "expected a list of {variant, than: [...], graphs: [...]}")
+    faster_than = []
+    for index, claim in enumerate(claims):
+        path = f"targets.faster_than[{index}]"
+        if not isinstance(claim, dict):
+            raise locator.fail(path, "expected a mapping {variant, than: [...], graphs: [...]}")
+        _check_keys(claim, FASTER_THAN_KEYS, path, locator)
+        variant = variant_name(claim.get("variant"), f"{path}.variant")
+        than, on = claim.get("than"), claim.get("graphs", [])
+        if not isinstance(than, list) or not than:
+            raise locator.fail(f"{path}.than", "expected a list of the variants it beats")
+        if not isinstance(on, list):
+            raise locator.fail(f"{path}.graphs", "expected a list of graph labels (leave it out for every graph)")
+        others = [variant_name(other, f"{path}.than") for other in than]
+        if variant in others:
+            raise locator.fail(f"{path}.than", f"{variant!r} cannot be faster than itself")
+        faster_than.append({"variant": variant, "than": others,
+                            "graphs": [graph_label(label, f"{path}.graphs") for label in on]})
+    return {"source": source, "paper_bandwidth_gbs": paper_bandwidth,
             "device_bandwidth_gbs": {key: float(value) for key, value in devices.items()},
-            "mteps": {label: {name: float(v) for name, v in goals[label].items()} for label in goals}}
+            "mteps": mteps, "efficiency": efficiency, "faster_than": faster_than}
 
 
 def _check_keys(mapping: dict[str, Any], allowed: set[str], key_path: str, locator: _Locator) -> None:

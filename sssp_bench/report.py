@@ -19,6 +19,7 @@ import json
 import math
 import os
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -225,7 +226,7 @@ def target_scale(manifest: dict[str, Any]) -> tuple[float | None, str]:
     gpu = ((manifest.get("provenance") or {}).get("gpu") or {})
     name = str(gpu.get("name") or "")
     for fragment, bandwidth in (targets.get("device_bandwidth_gbs") or {}).items():
-        if fragment and fragment in name:
+        if fragment and fragment in name and targets.get("paper_bandwidth_gbs"):
             return bandwidth / targets["paper_bandwidth_gbs"], f"{name} ({bandwidth:g} GB/s)"
     return None, name or "no GPU"
 
@@ -627,8 +628,9 @@ def _provenance_rows(manifest: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def render_markdown(runs: Sequence[tuple[dict[str, Any], pd.DataFrame]], summary: pd.DataFrame, chart_name: str,
-                    chart_title: str) -> str:
-    """The report as Markdown: provenance, graphs, results table, failures, metric definitions."""
+                    chart_title: str, claim_lines: Sequence[str] = ()) -> str:
+    """The report as Markdown: provenance, graphs, results table, roofline, speed targets, claims (claims.py's
+    markdown_lines), failures, metric definitions."""
     manifests = [manifest for manifest, _ in runs]
     run_ids = [str(manifest["run_id"]) for manifest in manifests]
     lines = [f"# sssp-bench report: {', '.join(run_ids)}", ""]
@@ -714,6 +716,7 @@ def render_markdown(runs: Sequence[tuple[dict[str, Any], pd.DataFrame]], summary
     lines += [f"![{chart_title}]({chart_name}.svg)", ""]
     lines += _roofline_lines(manifests)
     lines += _target_lines(manifests, summary)
+    lines += claim_lines
 
     lines += ["## Failures", "", "Every solve or prepare that did not end verified, grouped by what went wrong.", ""]
     failure_lines = _failure_lines(runs)
@@ -955,29 +958,54 @@ def _colours(count: int) -> list[Any]:
 # ---------------------------------------------------------------------------------------------- report
 
 
-def write_report(
-    run_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
-    out_dir: str | os.PathLike[str] | None = None,
-) -> dict[str, Path]:
-    """Write report.md, report.csv, speedup.png and speedup.svg into the first run's directory (or
-    `out_dir`) and return their paths, keyed "markdown", "csv", "png" and "svg"."""
+@dataclass(frozen=True)
+class Report:
+    """What a report is made of, computed once: the loaded runs, their summary, and their configs' judged claims
+    (claims.py; an empty frame when they make none)."""
+    paths: list[Path]
+    runs: list[tuple[dict[str, Any], pd.DataFrame]]
+    summary: pd.DataFrame
+    claims: pd.DataFrame
+
+
+def build_report(run_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> Report:
+    from . import claims  # claims imports compare, which imports this module
+
     paths = [run_paths] if isinstance(run_paths, (str, os.PathLike)) else list(run_paths)
     if not paths:
         raise UserError("no run directory given")
     runs = [load_run(path) for path in paths]
     summary = summarize(runs)
-    target = Path(out_dir) if out_dir is not None else _run_dir(paths[0])
+    return Report([Path(path) for path in paths], runs, summary, claims.judge(runs, summary))
+
+
+def write_report(
+    run_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Report,
+    out_dir: str | os.PathLike[str] | None = None,
+) -> dict[str, Path]:
+    """Write report.md, report.csv, speedup.png and speedup.svg (and claims.csv when the configs make claims) into
+    the first run's directory (or `out_dir`) and return their paths, keyed "markdown", "csv", "png", "svg" (and
+    "claims"). `run_paths` may be a Report that build_report made already."""
+    from . import claims as claiming
+
+    built = run_paths if isinstance(run_paths, Report) else build_report(run_paths)
+    target = Path(out_dir) if out_dir is not None else _run_dir(built.paths[0])
     written = {
         "markdown": target / "report.md",
         "csv": target / "report.csv",
         "png": target / "speedup.png",
         "svg": target / "speedup.svg",
     }
+    if not built.claims.empty:
+        written["claims"] = target / "claims.csv"
     try:
         target.mkdir(parents=True, exist_ok=True)
-        title = plot_summary(summary, written["png"], written["svg"])
-        summary.to_csv(written["csv"], index=False)
-        written["markdown"].write_text(render_markdown(runs, summary, "speedup", title))
+        title = plot_summary(built.summary, written["png"], written["svg"])
+        built.summary.to_csv(written["csv"], index=False)
+        if "claims" in written:
+            built.claims.to_csv(written["claims"], index=False)
+        written["markdown"].write_text(render_markdown(built.runs, built.summary, "speedup", title,
+                                                       claiming.markdown_lines(built.claims)))
     except OSError as error:
         raise UserError(f"cannot write the report into {target}: {error}") from None
     return written

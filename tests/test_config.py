@@ -63,6 +63,22 @@ def test_targets_hold_the_papers_mteps_and_the_bandwidths_to_scale_them():
     assert config.targets["device_bandwidth_gbs"] == {"H100": 3350.0}
 
 
+def test_claims_need_no_bandwidths_and_default_to_every_graph():
+    config = config_from("""
+        graphs: [{graph: "rmat:n=64,m=256", label: rmat}, {graph: "grid:rows=4", label: grid}]
+        implementations: [cpu-dijkstra, {name: cpu-bf-queue, label: spfa}]
+        targets:
+          efficiency: {cpu-dijkstra: {rmat: 0.5}}
+          faster_than:
+            - {variant: cpu-dijkstra, than: [spfa]}
+            - {variant: spfa, than: [cpu-dijkstra], graphs: [grid]}
+    """)
+    assert config.targets["efficiency"] == {"cpu-dijkstra": {"rmat": 0.5}}
+    assert config.targets["faster_than"] == [{"variant": "cpu-dijkstra", "than": ["spfa"], "graphs": []},
+                                             {"variant": "spfa", "than": ["cpu-dijkstra"], "graphs": ["grid"]}]
+    assert config.targets["paper_bandwidth_gbs"] is None and config.targets["mteps"] == {}
+
+
 @pytest.mark.parametrize("targets, message", [
     ("{paper_bandwidth_gbs: 288, mteps: {nograph: {cpu-dijkstra: 1}}}", r"targets.mteps.nograph: not a graph of this config"),
     ("{paper_bandwidth_gbs: 288, mteps: {g: {hbf: 1}}}", r"targets.mteps.g.hbf: not an implementation of this config"),
@@ -70,9 +86,18 @@ def test_targets_hold_the_papers_mteps_and_the_bandwidths_to_scale_them():
     ("{mteps: {}}", r"targets.paper_bandwidth_gbs: expected the paper's device bandwidth"),
     ("{paper_bandwidth_gbs: 288, device_bandwidth_gbs: {H100: lots}}", r"expected a mapping of GPU name fragment to GB/s"),
     ("{paper_bandwidth_gbs: 288, speed: 3}", r"targets.speed: unknown key"),
+    ("{efficiency: {cpu-dijkstra: {g: 0}}}", r"targets.efficiency.cpu-dijkstra.g: expected the least fraction"),
+    ("{efficiency: {hbf: {g: 0.5}}}", r"targets.efficiency.hbf: not an implementation of this config"),
+    ("{efficiency: {cpu-dijkstra: {nograph: 0.5}}}", r"targets.efficiency.cpu-dijkstra.nograph: not a graph"),
+    ("{faster_than: {cpu-dijkstra: [cpu-bf]}}", r"targets.faster_than: expected a list of"),
+    ("{faster_than: [{variant: cpu-dijkstra}]}", r"targets.faster_than\[0\].than: expected a list of the variants"),
+    ("{faster_than: [{variant: cpu-dijkstra, than: [cpu-dijkstra]}]}", r"cannot be faster than itself"),
+    ("{faster_than: [{variant: cpu-dijkstra, than: [hbf]}]}", r"targets.faster_than\[0\].than: not an implementation"),
+    ("{faster_than: [{variant: cpu-dijkstra, than: [cpu-bf], graph: g}]}", r"targets.faster_than\[0\].graph: unknown key"),
+    ("{faster_than: [{variant: cpu-dijkstra, than: [cpu-bf], graphs: [h]}]}", r"faster_than\[0\].graphs: not a graph"),
 ])
 def test_refused_targets(targets, message):
-    text = f'graphs: [{{graph: "grid:rows=3", label: g}}]\nimplementations: [cpu-dijkstra]\ntargets: {targets}\n'
+    text = f'graphs: [{{graph: "grid:rows=3", label: g}}]\nimplementations: [cpu-dijkstra, cpu-bf]\ntargets: {targets}\n'
     with pytest.raises(ConfigError, match=message):
         parse_config(text, "x.yaml")
 

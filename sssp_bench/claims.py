@@ -1,0 +1,169 @@
+"""Claims: what a paper found or an issue asks of a run, judged from the run's rows, so that a report says whether
+a reproduction holds instead of leaving it to whoever reads the tables.
+
+Two kinds, from the config's `targets` (config.py):
+- efficiency: variant V reaches at least a fraction F of the roofline floor on graph G. Measured as the report's
+  efficiency column (the median over verified solves of floor / time); met when that median is at least F.
+- faster_than: variant V beats each variant it names, on each of its graphs. Judged as `sssp-bench compare
+  --between OTHER V` judges it: paired by source over the verified solves, the ratio of median times (V's over
+  the other's) with a bootstrap interval; met only on compare's verdict "faster" (the interval below 1 and at
+  least min_change faster). A tie ("no clear difference") or "slower" is not met.
+
+A name that stands for several variants on a graph (an implementation's variants, such as bfs-vwarp's warp
+sizes, or an entry's label whose parameters are swept) means the fastest of them there by median time, the way a
+paper's table gives a comparator's best setting. A claim whose variants did not run on the graph, or have no
+verified solve (or no floor, for efficiency), is "not measured": neither met nor failed; a graph the run did not
+include (`run --graph`) is left out. Each run is judged on its own rows; merged runs are not pooled.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from .compare import CompareOptions, compare_times, source_times, verified_times
+from .report import _as_runs, _label_rows, _md, fixed_width_lines, format_percent, graph_cell, summarize
+
+CLAIM_COLUMNS = ["run_id", "graph", "stand_in_for", "claim", "variant", "against", "requirement", "measured",
+                 "ci_low", "ci_high", "faster_on", "verdict", "met"]
+NOT_MEASURED = "not measured"
+
+
+def judge(runs: Any, summary: pd.DataFrame | None = None, options: CompareOptions = CompareOptions()) -> pd.DataFrame:
+    """One row per claim and graph (CLAIM_COLUMNS), in the config's order; empty when no run's config has claims.
+    `runs` as report.summarize takes them; `summary` is summarize(runs) when the caller has it already."""
+    loaded = _as_runs(runs)
+    if summary is None:
+        summary = summarize(loaded)
+    times = verified_times(_label_rows(loaded))
+    records: list[dict[str, Any]] = []
+    for manifest, rows in loaded:
+        targets = (manifest.get("config") or {}).get("targets") or {}
+        if not targets.get("efficiency") and not targets.get("faster_than"):
+            continue
+        run = _Run(str(manifest["run_id"]), rows, summary, times)
+        for variant, goals in targets.get("efficiency", {}).items():
+            records += [run.efficiency(graph, variant, least) for graph, least in goals.items()
+                        if graph in run.graphs]
+        for claim in targets.get("faster_than", []):
+            records += [run.faster(graph, claim["variant"], other, options)
+                        for graph in claim["graphs"] or run.graphs if graph in run.graphs for other in claim["than"]]
+    return pd.DataFrame.from_records(records, columns=CLAIM_COLUMNS)
+
+
+class _Run:
+    """One run's rows, summary and verified times, and the variant a claim's name picks on a graph."""
+
+    def __init__(self, run_id: str, rows: pd.DataFrame, summary: pd.DataFrame, times: pd.DataFrame):
+        self.run_id = run_id
+        self.graphs = list(dict.fromkeys(rows["graph"]))
+        self.implementation = dict(zip(rows["variant"], rows["implementation"]))
+        self.summary = summary[summary["run_id"] == run_id]
+        self.times = times[times["run_id"] == run_id]
+        self.stand_in_for = {graph: stand_in for graph, stand_in in zip(rows["graph"], rows["stand_in_for"])
+                             if isinstance(stand_in, str) and stand_in}
+
+    def pick(self, name: str, graph: str) -> str | None:
+        """The variant `name` means on `graph`: itself; else the fastest of the sweep labelled `name`
+        (name[key=value]...); else the fastest variant of the implementation `name`. None when none has a
+        verified solve there."""
+        timed = self.times[self.times["graph"] == graph].groupby("variant", sort=False)["time_ms"].median()
+        if name in timed.index:
+            return name
+        swept = timed[[variant.startswith(f"{name}[") for variant in timed.index]]
+        candidates = swept if not swept.empty else timed[[self.implementation.get(v) == name for v in timed.index]]
+        return None if candidates.empty else str(candidates.idxmin())
+
+    def record(self, graph: str, claim: str, variant: str, **fields: Any) -> dict[str, Any]:
+        base = {column: None for column in CLAIM_COLUMNS}
+        base.update(run_id=self.run_id, graph=graph, stand_in_for=self.stand_in_for.get(graph, ""), claim=claim,
+                    variant=variant, measured=math.nan, ci_low=math.nan, ci_high=math.nan, faster_on="",
+                    verdict=NOT_MEASURED)
+        base.update(fields)
+        return base
+
+    def efficiency(self, graph: str, name: str, least: float) -> dict[str, Any]:
+        requirement = f"at least {format_percent(least)} of the floor"
+        chosen = self.pick(name, graph)
+        labels = {chosen, f"{self.run_id}/{chosen}"}
+        row = self.summary[(self.summary["graph"] == graph) & self.summary["variant"].isin(labels)]
+        value = float(row["efficiency"].iloc[0]) if chosen is not None and len(row) else math.nan
+        if math.isnan(value):
+            return self.record(graph, "efficiency", chosen or name, requirement=requirement)
+        met = value >= least
+        return self.record(graph, "efficiency", chosen, requirement=requirement, measured=value,
+                           verdict="met" if met else "not met", met=met)
+
+    def faster(self, graph: str, name: str, other: str, options: CompareOptions) -> dict[str, Any]:
+        mine, theirs = self.pick(name, graph), self.pick(other, graph)
+        requirement = "faster (paired by source)"
+        if mine is None or theirs is None:
+            return self.record(graph, "faster than", mine or name, against=theirs or other, requirement=requirement)
+        result = compare_times(graph, theirs, mine, source_times(self.times, graph=graph, variant=theirs),
+                               source_times(self.times, graph=graph, variant=mine), options)
+        judged = result["verdict"] != "too few solves"
+        return self.record(graph, "faster than", mine, against=theirs, requirement=requirement,
+                           measured=result["ratio"], ci_low=result["ci_low"], ci_high=result["ci_high"],
+                           faster_on=result["new_faster_on"], verdict=result["verdict"],
+                           met=(result["verdict"] == "faster") if judged else None)
+
+
+def _claim_text(row: Any) -> str:
+    if row.claim == "efficiency":
+        return f"{row.variant} at {row.requirement}"
+    return f"{row.variant} faster than {row.against}"
+
+
+def _measured_text(row: Any) -> str:
+    if isinstance(row.measured, float) and math.isnan(row.measured):
+        return "-"
+    return format_percent(row.measured) if row.claim == "efficiency" else f"ratio {row.measured:.3f}"
+
+
+def _interval_text(row: Any) -> str:
+    return "" if math.isnan(row.ci_low) else f"{row.ci_low:.3f}-{row.ci_high:.3f}"
+
+
+def _met_text(met: Any, bold: bool) -> str:
+    if met is None or (isinstance(met, float) and math.isnan(met)):
+        return "-"
+    return "yes" if met else ("**no**" if bold else "NO")
+
+
+def tally(claims: pd.DataFrame) -> str:
+    met = claims["met"]
+    counts = (int((met == True).sum()), int((met == False).sum()), int(met.isna().sum()))  # noqa: E712 (tri-state)
+    return f"claims met: {counts[0]} of {len(claims)}; not met: {counts[1]}; not measured: {counts[2]}"
+
+
+def markdown_lines(claims: pd.DataFrame) -> list[str]:
+    """The report's Claims section; nothing when the runs' configs make no claim."""
+    if claims.empty:
+        return []
+    lines = ["## Claims", "",
+             "What the configs' `targets` say a paper found or an issue asks, judged on each run's verified solves. "
+             "*faster than*: paired by source, ratio = the variant's median time / the other's (below 1: faster), "
+             "with its 95% bootstrap interval and the sources it won; met only on `compare`'s verdict \"faster\" "
+             "(the interval below 1, at least 2% faster), so a tie is not met. A comparator standing for a sweep is "
+             "its fastest variant on that graph. *efficiency*: the median of floor / time over verified solves.", "",
+             "| graph | claim | measured | 95% interval | faster on | verdict | met |",
+             "|---|---|---:|---|---:|---|---|"]
+    for row in claims.itertuples(index=False):
+        lines.append(f"| {_md(graph_cell(row.graph, row.stand_in_for))} | {_md(_claim_text(row))} | "
+                     f"{_md(_measured_text(row))} | {_interval_text(row)} | {_md(row.faster_on or '')} | "
+                     f"{_md(row.verdict)} | {_met_text(row.met, bold=True)} |")
+    return lines + ["", tally(claims).capitalize() + ".", ""]
+
+
+def format_claims(claims: pd.DataFrame) -> str:
+    """The claims as a fixed-width terminal table and their tally; empty when there are none."""
+    if claims.empty:
+        return ""
+    header = ["graph", "claim", "measured", "95% interval", "faster on", "verdict", "met"]
+    body = [[graph_cell(row.graph, row.stand_in_for), _claim_text(row), _measured_text(row), _interval_text(row),
+             row.faster_on or "", row.verdict, _met_text(row.met, bold=False)]
+            for row in claims.itertuples(index=False)]
+    aligned = [False, False, True, False, True, False, False]
+    return "\n".join([*fixed_width_lines(header, body, aligned), tally(claims)])

@@ -1,0 +1,118 @@
+"""claims.py: a config's `targets` say what a paper found (an ordering) or an issue asks (an efficiency), and the
+report judges each on the run's verified solves, paired by source as `compare` judges a change."""
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from sssp_bench.claims import format_claims, judge
+from sssp_bench.cli import cli
+from sssp_bench.report import write_report
+from test_compare import DIFFICULTY, timed
+from test_report import manifest, solve, write_run
+
+
+def claiming_run(tmp_path, rows, efficiency=None, faster_than=None, run_id="r1"):
+    run_manifest = manifest(run_id, baseline=None)
+    run_manifest["config"]["targets"] = {"efficiency": efficiency or {}, "faster_than": faster_than or []}
+    return write_run(tmp_path / run_id, run_manifest, rows)
+
+
+def named(rows, variant):
+    """The rows of one swept variant of their implementation."""
+    return [{**row, "variant": variant} for row in rows]
+
+
+def with_floor(rows, floor_ms):
+    return [{**row, "floor_s": floor_ms / 1e3} for row in rows]
+
+
+def claim(claims, graph, variant=None):
+    match = claims[(claims["graph"] == graph) & ((claims["variant"] == variant) if variant else True)]
+    assert len(match) == 1
+    return match.iloc[0]
+
+
+def test_a_paired_win_is_met_and_a_tie_is_not(tmp_path):
+    # H-BF "beats workfront": 10% faster on g1 (found through the sources' spread), the same speed on g2.
+    rows = (timed("g1", "workfront", 1.0) + timed("g1", "hbf", 0.9, jitter=0.03)
+            + timed("g2", "workfront", 1.0, jitter=0.05) + timed("g2", "hbf", 1.0, jitter=-0.05))
+    run = claiming_run(tmp_path, rows, faster_than=[{"variant": "hbf", "than": ["workfront"], "graphs": []}])
+    claims = judge(run)
+    win, tie = claim(claims, "g1"), claim(claims, "g2")
+    assert win["against"] == "workfront" and win["measured"] == pytest.approx(0.9, abs=0.03)
+    assert win["ci_high"] < 1.0 and win["faster_on"] == "20/20"
+    assert win["verdict"] == "faster" and win["met"]
+    assert tie["verdict"] == "no clear difference" and not tie["met"]
+    assert format_claims(claims).splitlines()[-1] == "claims met: 1 of 2; not met: 1; not measured: 0"
+
+
+def test_a_comparator_sweep_stands_for_its_fastest_warp_size(tmp_path):
+    # BFS-4K's Table 2 gives static virtual warps at their best size; so does the claim.
+    rows = (named(timed("g1", "bfs-vwarp", 1.0), "bfs-vwarp[warp_size=1]")
+            + named(timed("g1", "bfs-vwarp", 0.5), "bfs-vwarp[warp_size=16]") + timed("g1", "bfs4k", 0.7))
+    run = claiming_run(tmp_path, rows, faster_than=[{"variant": "bfs4k", "than": ["bfs-vwarp"], "graphs": ["g1"]}])
+    lost = claim(judge(run), "g1")
+    assert lost["against"] == "bfs-vwarp[warp_size=16]"
+    assert lost["measured"] == pytest.approx(1.4) and lost["verdict"] == "slower" and not lost["met"]
+
+
+def test_a_label_whose_entry_sweeps_a_parameter_stands_for_its_fastest_variant(tmp_path):
+    # hbf-all-on runs child and cooperative dynamic parallelism; H-BF "with Opt." is the better of the two.
+    rows = (named(timed("g1", "hbf", 1.0), "hbf-all-off") + named(timed("g1", "hbf", 0.4), "hbf-all-on[dp=child]")
+            + named(timed("g1", "hbf", 0.3), "hbf-all-on[dp=cooperative]"))
+    run = claiming_run(tmp_path, rows, faster_than=[{"variant": "hbf-all-on", "than": ["hbf-all-off"], "graphs": []}])
+    won = claim(judge(run), "g1")
+    assert won["variant"] == "hbf-all-on[dp=cooperative]" and won["against"] == "hbf-all-off"
+    assert won["measured"] == pytest.approx(0.3) and won["met"]
+
+
+def test_efficiency_is_the_median_of_floor_over_time(tmp_path):
+    rows = with_floor(timed("g1", "near-far", 1.0), floor_ms=0.6)  # times 1.0-1.95 ms: about 41% of the floor
+    rows += with_floor(timed("g2", "near-far", 1.0), floor_ms=0.8)  # about 55%
+    run = claiming_run(tmp_path, rows, efficiency={"near-far": {"g1": 0.5, "g2": 0.5}})
+    claims = judge(run)
+    short, enough = claim(claims, "g1"), claim(claims, "g2")
+    per_solve = np.array(DIFFICULTY)  # ms, one per source
+    assert short["measured"] == pytest.approx(np.median(0.6 / per_solve)) and short["verdict"] == "not met"
+    assert enough["measured"] == pytest.approx(np.median(0.8 / per_solve)) and enough["verdict"] == "met"
+    assert enough["met"] and not short["met"]
+    assert short["requirement"] == "at least 50% of the floor"
+
+
+def test_what_did_not_run_or_verify_is_not_measured_rather_than_failed(tmp_path):
+    wrong = [solve("g2", "hbf", 1e-3, status="wrong_answer", certificate=False, source=i, device="gpu")
+             for i in range(20)]
+    rows = timed("g1", "workfront", 1.0) + timed("g1", "hbf", 0.9) + timed("g2", "workfront", 1.0) + wrong
+    run = claiming_run(tmp_path, rows, efficiency={"hbf": {"g1": 0.5}},  # no floor recorded: a CPU-only run
+                       faster_than=[{"variant": "hbf", "than": ["workfront"], "graphs": ["g2"]}])
+    claims = judge(run)
+    assert list(claims["verdict"]) == ["not measured", "not measured"]
+    assert claims["met"].isna().all()
+
+
+def test_a_graph_the_run_left_out_is_not_judged(tmp_path):
+    # `run --graph g1` of a config whose claims also name g2
+    rows = timed("g1", "workfront", 1.0) + timed("g1", "hbf", 0.9, jitter=0.03)
+    run = claiming_run(tmp_path, rows, efficiency={"hbf": {"g2": 0.5}},
+                       faster_than=[{"variant": "hbf", "than": ["workfront"], "graphs": ["g1", "g2"]}])
+    assert list(judge(run)["graph"]) == ["g1"]
+
+
+def test_a_run_without_claims_has_none(tmp_path):
+    run = write_run(tmp_path / "r1", manifest("r1", baseline=None), timed("g1", "hbf", 1.0))
+    assert judge(run).empty
+    assert "claims" not in write_report(run) and "## Claims" not in (run / "report.md").read_text()
+
+
+def test_the_report_and_the_cli_show_the_claims(tmp_path):
+    rows = timed("g1", "workfront", 1.0) + timed("g1", "hbf", 0.9, jitter=0.03)
+    run = claiming_run(tmp_path, rows, faster_than=[{"variant": "hbf", "than": ["workfront"], "graphs": []}])
+    written = write_report(run)
+    markdown = written["markdown"].read_text()
+    assert "## Claims" in markdown and "| g1 | hbf faster than workfront | ratio 0.899 |" in markdown
+    assert "Claims met: 1 of 1; not met: 0; not measured: 0." in markdown
+    assert written["claims"].read_text().splitlines()[0].startswith("run_id,graph,stand_in_for,claim,variant")
+    result = CliRunner().invoke(cli, ["report", str(run)])
+    assert result.exit_code == 0, result.output
+    assert "hbf faster than workfront" in result.output and "claims met: 1 of 1" in result.output
