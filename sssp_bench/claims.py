@@ -112,7 +112,7 @@ class _Run:
 
 def _claim_text(row: Any) -> str:
     if row.claim == "efficiency":
-        return f"{row.variant} at {row.requirement}"
+        return f"{row.variant} reaches {row.requirement}"
     return f"{row.variant} faster than {row.against}"
 
 
