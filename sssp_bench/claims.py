@@ -12,8 +12,8 @@ Two kinds, from the config's `targets` (config.py):
 A name that stands for several variants on a graph (an implementation's variants, such as bfs-vwarp's warp
 sizes, or an entry's label whose parameters are swept) means the fastest of them there by median time, the way a
 paper's table gives a comparator's best setting. A claim whose variants did not run on the graph, or have no
-verified solve (or no floor, for efficiency), is "not measured": neither met nor failed; a graph the run did not
-include (`run --graph`) is left out. Each run is judged on its own rows; merged runs are not pooled.
+verified solve (or no floor, for efficiency), is "not measured": neither met nor failed; a graph or variant the
+run did not include (`run --graph`, `--variant`) is left out. Each run is judged on its own rows; merged runs are not pooled.
 """
 
 from __future__ import annotations
@@ -46,10 +46,11 @@ def judge(runs: Any, summary: pd.DataFrame | None = None, options: CompareOption
         run = _Run(str(manifest["run_id"]), rows, summary, times)
         for variant, goals in targets.get("efficiency", {}).items():
             records += [run.efficiency(graph, variant, least) for graph, least in goals.items()
-                        if graph in run.graphs]
+                        if graph in run.graphs and run.ran(variant)]
         for claim in targets.get("faster_than", []):
             records += [run.faster(graph, claim["variant"], other, options)
-                        for graph in claim["graphs"] or run.graphs if graph in run.graphs for other in claim["than"]]
+                        for graph in claim["graphs"] or run.graphs if graph in run.graphs
+                        for other in claim["than"] if run.ran(claim["variant"]) and run.ran(other)]
     return pd.DataFrame.from_records(records, columns=CLAIM_COLUMNS)
 
 
@@ -65,15 +66,27 @@ class _Run:
         self.stand_in_for = {graph: stand_in for graph, stand_in in zip(rows["graph"], rows["stand_in_for"])
                              if isinstance(stand_in, str) and stand_in}
 
+    def stands_for(self, name: str) -> list[str]:
+        """The run's variants `name` means, the first rule that finds any: the variant itself; the sweep of the
+        entry it labels (name[key=value]...); the variants of the implementation it names."""
+        variants = list(self.implementation)
+        rules = (lambda variant: variant == name, lambda variant: variant.startswith(f"{name}["),
+                 lambda variant: self.implementation[variant] == name)
+        for rule in rules:
+            chosen = [variant for variant in variants if rule(variant)]
+            if chosen:
+                return chosen
+        return []
+
+    def ran(self, name: str) -> bool:
+        """Whether the run included a variant `name` stands for (`run --variant` may have left it out)."""
+        return bool(self.stands_for(name))
+
     def pick(self, name: str, graph: str) -> str | None:
-        """The variant `name` means on `graph`: itself; else the fastest of the sweep labelled `name`
-        (name[key=value]...); else the fastest variant of the implementation `name`. None when none has a
-        verified solve there."""
+        """The fastest (by median time on `graph`) of the variants `name` stands for; None when none of them has
+        a verified solve there."""
         timed = self.times[self.times["graph"] == graph].groupby("variant", sort=False)["time_ms"].median()
-        if name in timed.index:
-            return name
-        swept = timed[[variant.startswith(f"{name}[") for variant in timed.index]]
-        candidates = swept if not swept.empty else timed[[self.implementation.get(v) == name for v in timed.index]]
+        candidates = timed[timed.index.isin(self.stands_for(name))]
         return None if candidates.empty else str(candidates.idxmin())
 
     def record(self, graph: str, claim: str, variant: str, **fields: Any) -> dict[str, Any]:

@@ -67,6 +67,14 @@ def test_a_label_whose_entry_sweeps_a_parameter_stands_for_its_fastest_variant(t
     assert won["measured"] == pytest.approx(0.3) and won["met"]
 
 
+def test_a_name_that_is_a_variant_never_stands_for_its_implementations_other_variants(tmp_path):
+    # bfs4k-table2: "bfs4k" labels the tuned entry and names the implementation of bfs4k-defaults too
+    rows = named(timed("g1", "bfs4k", 0.5), "bfs4k-defaults") + timed("g1", "bfs-harish", 1.0)
+    rows += [solve("g1", "bfs4k", 1e-3, status="wrong_answer", certificate=False, source=i) for i in range(20)]
+    run = claiming_run(tmp_path, rows, faster_than=[{"variant": "bfs4k", "than": ["bfs-harish"], "graphs": []}])
+    assert claim(judge(run), "g1")["verdict"] == "not measured"
+
+
 def test_efficiency_is_the_median_of_floor_over_time(tmp_path):
     rows = with_floor(timed("g1", "near-far", 1.0), floor_ms=0.6)  # times 1.0-1.95 ms: about 41% of the floor
     rows += with_floor(timed("g2", "near-far", 1.0), floor_ms=0.8)  # about 55%
@@ -91,12 +99,13 @@ def test_what_did_not_run_or_verify_is_not_measured_rather_than_failed(tmp_path)
     assert claims["met"].isna().all()
 
 
-def test_a_graph_the_run_left_out_is_not_judged(tmp_path):
-    # `run --graph g1` of a config whose claims also name g2
+def test_a_graph_or_variant_the_run_left_out_is_not_judged(tmp_path):
+    # `run --graph g1 --variant hbf --variant workfront` of a config whose claims also name g2 and lonestar
     rows = timed("g1", "workfront", 1.0) + timed("g1", "hbf", 0.9, jitter=0.03)
-    run = claiming_run(tmp_path, rows, efficiency={"hbf": {"g2": 0.5}},
-                       faster_than=[{"variant": "hbf", "than": ["workfront"], "graphs": ["g1", "g2"]}])
-    assert list(judge(run)["graph"]) == ["g1"]
+    run = claiming_run(tmp_path, rows, efficiency={"hbf": {"g2": 0.5}, "lonestar": {"g1": 0.5}},
+                       faster_than=[{"variant": "hbf", "than": ["workfront", "lonestar"], "graphs": ["g1", "g2"]}])
+    claims = judge(run)
+    assert list(zip(claims["graph"], claims["against"])) == [("g1", "workfront")]
 
 
 def test_a_run_without_claims_has_none(tmp_path):
