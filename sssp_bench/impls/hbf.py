@@ -71,10 +71,11 @@ optimization is a parameter, all on by default:
   (a frontier must hold each vertex once: at most n entries and m arcs). "on", "off", or "auto": on when dedup64
   is and some vertex has more than `tdp` arcs, where dynamic parallelism would act (counter `grid_expansion`
   says which ran). H200, 10 sources, all else on, block -> grid expansion: flickr stand-in 1.33 -> 0.77 ms,
-  wiki-Talk 0.97 -> 0.55, as-Skitter 1.90 -> 1.26, kron scale 21 2.77 -> 2.51 (workfront 0.80, 0.53, 1.29, 2.43:
-  the same kernel time, ncu on flickr 494 against 508 us), but rmat.3Mv.20Me 2.52 -> 3.33, msdoor stand-in 6.34
-  -> 8.06, circuit5M_dc 2.80 -> 3.68: without heavy vertices the block expansion's pushes (warp slots, no prefix
-  sums, no degree read behind the atomic) are cheaper than the tiles' bookkeeping.
+  wiki-Talk (the stand-in before 2026-11-24) 0.97 -> 0.55, as-Skitter 1.90 -> 1.26, kron scale 21 2.77 -> 2.51
+  (workfront 0.80, 0.53, 1.29, 2.43: the same kernel time, ncu on flickr 494 against 508 us), but rmat.3Mv.20Me
+  2.52 -> 3.33, msdoor stand-in 6.34 -> 8.06, circuit5M_dc 2.80 -> 3.68: without heavy vertices the block
+  expansion's pushes (warp slots, no prefix sums, no degree read behind the atomic) are cheaper than the tiles'
+  bookkeeping.
 - `dynamic_parallelism` (section 5.3), for frontier vertices of degree > `tdp` (4096): "child" launches a child
   kernel per such vertex from the device (CUDA dynamic parallelism, CDP2: the module is compiled with -rdc=true
   and linked with cudadevrt; the parent never waits, the children relax and enqueue and the stream's next
@@ -135,8 +136,8 @@ BATCH_SIZES = (16, 32, 64)
 launch); iterations after the frontier empties cost a launch each (~2 us). Growing to 64 saved 6-9% on the
 high-diameter graphs against stopping at 16 (H200: 1.9M-vertex road 18.9 -> 17.3 ms, delaunay_n20 stand-in 4.56
 -> 4.27 ms). Starting at 16 instead of 1, 2, 4, 8 saves the first four readbacks for at most 15 empty iterations:
-H200, 10 sources, hbf defaults, 1 -> 16 first: flickr stand-in 0.84 -> 0.70 ms, wiki-Talk 0.57 -> 0.46, as-Skitter
-1.31 -> 1.21 (4 first: 0.71, 0.49, 1.30)."""
+H200, 10 sources, hbf defaults, 1 -> 16 first: flickr stand-in 0.84 -> 0.70 ms, wiki-Talk (the stand-in before
+2026-11-24) 0.57 -> 0.46, as-Skitter 1.31 -> 1.21 (4 first: 0.71, 0.49, 1.30)."""
 
 
 def previous_power_of_two(value: int) -> int:
