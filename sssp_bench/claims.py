@@ -13,7 +13,8 @@ A name that stands for several variants on a graph (an implementation's variants
 sizes, or an entry's label whose parameters are swept) means the fastest of them there by median time, the way a
 paper's table gives a comparator's best setting. A claim whose variants did not run on the graph, or have no
 verified solve (or no floor, for efficiency), is "not measured": neither met nor failed; a graph or variant the
-run did not include (`run --graph`, `--variant`) is left out. Each run is judged on its own rows; merged runs are not pooled.
+run did not include (`run --graph`, `--variant`) is left out. Each run is judged on its own rows; merged runs are
+not pooled.
 """
 
 from __future__ import annotations
@@ -35,14 +36,16 @@ def judge(runs: Any, summary: pd.DataFrame | None = None, options: CompareOption
     """One row per claim and graph (CLAIM_COLUMNS), in the config's order; empty when no run's config has claims.
     `runs` as report.summarize takes them; `summary` is summarize(runs) when the caller has it already."""
     loaded = _as_runs(runs)
+    claiming = [(manifest, rows, targets) for manifest, rows in loaded
+                for targets in [(manifest.get("config") or {}).get("targets") or {}]
+                if targets.get("efficiency") or targets.get("faster_than")]
+    if not claiming:
+        return pd.DataFrame(columns=CLAIM_COLUMNS)
     if summary is None:
         summary = summarize(loaded)
     times = verified_times(_label_rows(loaded))
     records: list[dict[str, Any]] = []
-    for manifest, rows in loaded:
-        targets = (manifest.get("config") or {}).get("targets") or {}
-        if not targets.get("efficiency") and not targets.get("faster_than"):
-            continue
+    for manifest, rows, targets in claiming:
         run = _Run(str(manifest["run_id"]), rows, summary, times)
         for variant, goals in targets.get("efficiency", {}).items():
             records += [run.efficiency(graph, variant, least) for graph, least in goals.items()

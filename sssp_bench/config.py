@@ -374,27 +374,27 @@ def _targets(targets: Any, graphs: list[GraphEntry], variants: list[Variant], lo
             raise locator.fail(key_path, f"expected {what}, got {value!r}")
         return float(value)
 
-    def nested(key: str, what: str) -> dict[str, dict[str, float]]:
-        """A mapping of outer -> inner -> positive number (mteps: graph -> variant; efficiency: variant -> graph)."""
+    def nested(key: str, outer: Any, inner: Any, outer_kind: str, inner_shape: str,
+               what: str) -> dict[str, dict[str, float]]:
+        """targets.KEY: a mapping outer name -> inner name -> a positive number, each name checked by its checker."""
         goals = targets.get(key, {})
-        outer_is_graph = key == "mteps"
         if not isinstance(goals, dict):
-            raise locator.fail(f"targets.{key}", f"expected a mapping of {'graph label' if outer_is_graph else 'variant'} "
-                                                 f"to {{{'variant' if outer_is_graph else 'graph label'}: {what}}}")
+            raise locator.fail(f"targets.{key}", f"expected a mapping of {outer_kind} to {inner_shape}")
         checked: dict[str, dict[str, float]] = {}
-        for outer, inner in goals.items():
-            path = f"targets.{key}.{outer}"
-            (graph_label if outer_is_graph else variant_name)(outer, path)
-            if not isinstance(inner, dict):
-                raise locator.fail(path, f"expected a mapping of {'variant' if outer_is_graph else 'graph label'} to {what}")
-            checked[outer] = {}
-            for name, value in inner.items():
-                (variant_name if outer_is_graph else graph_label)(name, f"{path}.{name}")
-                checked[outer][name] = positive(value, f"{path}.{name}", what)
+        for outer_name, values in goals.items():
+            path = f"targets.{key}.{outer_name}"
+            outer(outer_name, path)
+            if not isinstance(values, dict):
+                raise locator.fail(path, f"expected a mapping {inner_shape}")
+            checked[outer_name] = {}
+            for name, value in values.items():
+                inner(name, f"{path}.{name}")
+                checked[outer_name][name] = positive(value, f"{path}.{name}", what)
         return checked
 
-    mteps = nested("mteps", "a positive MTEPS")
-    efficiency = nested("efficiency", "the least fraction of the roofline floor, e.g. 0.5")
+    mteps = nested("mteps", graph_label, variant_name, "graph label", "{implementation: MTEPS}", "a positive MTEPS")
+    efficiency = nested("efficiency", variant_name, graph_label, "variant", "{graph label: fraction of the floor}",
+                        "the least fraction of the roofline floor, e.g. 0.5")
     claims = targets.get("faster_than", [])
     if not isinstance(claims, list):
         raise locator.fail("targets.faster_than", "expected a list of {variant, than: [...], graphs: [...]}")
