@@ -66,8 +66,6 @@ class _Run:
         self.implementation = dict(zip(rows["variant"], rows["implementation"]))
         self.summary = summary[summary["run_id"] == run_id]
         self.times = times[times["run_id"] == run_id]
-        self.stand_in_for = {graph: stand_in for graph, stand_in in zip(rows["graph"], rows["stand_in_for"])
-                             if isinstance(stand_in, str) and stand_in}
 
     def stands_for(self, name: str) -> list[str]:
         """The run's variants `name` means, the first rule that finds any: the variant itself; the sweep of the
@@ -94,8 +92,9 @@ class _Run:
 
     def record(self, graph: str, claim: str, variant: str, **fields: Any) -> dict[str, Any]:
         base = {column: None for column in CLAIM_COLUMNS}
-        base.update(run_id=self.run_id, graph=graph, stand_in_for=self.stand_in_for.get(graph, ""), claim=claim,
-                    variant=variant, measured=math.nan, ci_low=math.nan, ci_high=math.nan, faster_on="",
+        stand_ins = self.summary.loc[self.summary["graph"] == graph, "stand_in_for"]
+        base.update(run_id=self.run_id, graph=graph, stand_in_for=stand_ins.iloc[0] if len(stand_ins) else "",
+                    claim=claim, variant=variant, measured=math.nan, ci_low=math.nan, ci_high=math.nan, faster_on="",
                     verdict=NOT_MEASURED)
         base.update(fields)
         return base
@@ -103,9 +102,10 @@ class _Run:
     def efficiency(self, graph: str, name: str, least: float) -> dict[str, Any]:
         requirement = f"at least {format_percent(least)} of the floor"
         chosen = self.pick(name, graph)
-        labels = {chosen, f"{self.run_id}/{chosen}"}
-        row = self.summary[(self.summary["graph"] == graph) & self.summary["variant"].isin(labels)]
-        value = float(row["efficiency"].iloc[0]) if chosen is not None and len(row) else math.nan
+        # the summary names a variant by its report label (report._label_rows), which the verified times carry
+        labels = self.times.loc[(self.times["graph"] == graph) & (self.times["variant"] == chosen), "label"]
+        row = self.summary[(self.summary["graph"] == graph) & self.summary["variant"].isin(set(labels))]
+        value = float(row["efficiency"].iloc[0]) if len(row) else math.nan
         if math.isnan(value):
             return self.record(graph, "efficiency", chosen or name, requirement=requirement)
         met = value >= least

@@ -88,6 +88,17 @@ def test_efficiency_is_the_median_of_floor_over_time(tmp_path):
     assert short["requirement"] == "at least 50% of the floor"
 
 
+def test_merged_runs_are_judged_each_on_its_own_rows(tmp_path):
+    # the report names near-far "before/near-far" and "after/near-far" when both runs ran it on g1
+    efficiency = {"near-far": {"g1": 0.5}}
+    before = claiming_run(tmp_path, with_floor(timed("g1", "near-far", 1.0, run_id="before"), floor_ms=0.6),
+                          efficiency=efficiency, run_id="before")
+    after = claiming_run(tmp_path, with_floor(timed("g1", "near-far", 1.0, run_id="after"), floor_ms=0.8),
+                         efficiency=efficiency, run_id="after")
+    claims = judge([before, after])
+    assert list(claims["run_id"]) == ["before", "after"] and list(claims["verdict"]) == ["not met", "met"]
+
+
 def test_what_did_not_run_or_verify_is_not_measured_rather_than_failed(tmp_path):
     wrong = [solve("g2", "hbf", 1e-3, status="wrong_answer", certificate=False, source=i, device="gpu")
              for i in range(20)]
