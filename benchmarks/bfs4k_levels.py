@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bfs4k_probe import config_params, graph_spec  # noqa: E402
 
 from sssp_bench import impls  # noqa: E402
-from sssp_bench.generators import generate  # noqa: E402
+from sssp_bench.graph.generators import generate  # noqa: E402
 from sssp_bench.gpu import runtime  # noqa: E402
-from sssp_bench.sources import pick_sources  # noqa: E402
+from sssp_bench.graph.sources import pick_sources  # noqa: E402
 
 COMPARATORS = ("bfs-harish", "bfs-edge", "bfs-vwarp")
 

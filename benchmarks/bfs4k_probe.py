@@ -27,8 +27,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sssp_bench import catalog, impls
-from sssp_bench.generators import generate
+from sssp_bench.datasets import catalog
+from sssp_bench import impls
+from sssp_bench.graph.generators import generate
 from sssp_bench.gpu import certificate as device_certificate
 from sssp_bench.gpu import runtime
 from sssp_bench.impls.bfs4k import SWITCHES

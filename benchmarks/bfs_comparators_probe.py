@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from sssp_bench import impls
-from sssp_bench.generators import generate
+from sssp_bench.graph.generators import generate
 from sssp_bench.gpu import runtime
 from sssp_bench.impls.cpu_bfs import CpuBfs
 

@@ -43,8 +43,8 @@ def child(source: str, out: str) -> None:
 
     import numba
 
-    from sssp_bench.csr import write_csr
-    from sssp_bench.formats import convert_stream
+    from sssp_bench.graph.csr import write_csr
+    from sssp_bench.datasets.formats import convert_stream
 
     started = time.perf_counter()
     convert_stream(io.BytesIO(b"p sp 3 3\na 2 3 1\na 1 2 5\na 3 1 -2\n"), "dimacs9", "warm-up.gr")  # unsorted: all kernels

@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numba
 
-from sssp_bench.csr import write_csr
-from sssp_bench.generators import generate
+from sssp_bench.graph.csr import write_csr
+from sssp_bench.graph.generators import generate
 
 
 def peak_rss_bytes() -> int:

@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sssp_bench.config import parse_config  # noqa: E402
-from sssp_bench.runner import start_run  # noqa: E402
+from sssp_bench.run.config import parse_config  # noqa: E402
+from sssp_bench.run.runner import start_run  # noqa: E402
 
 
 def main() -> int:

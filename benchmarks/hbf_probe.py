@@ -21,8 +21,8 @@ import time
 
 import numpy as np
 
-from sssp_bench import catalog
-from sssp_bench.generators import generate
+from sssp_bench.datasets import catalog
+from sssp_bench.graph.generators import generate
 from sssp_bench.gpu import runtime
 from sssp_bench.impls import canonical_distances
 from sssp_bench.impls import hbf as hbf_module
@@ -30,7 +30,7 @@ from sssp_bench.impls.hbf import HBF
 from sssp_bench.impls import workfront as workfront_module
 from sssp_bench.impls.lonestar import LoneStar
 from sssp_bench.impls.workfront import WorkfrontSweep
-from sssp_bench.weights import apply_weights
+from sssp_bench.graph.weights import apply_weights
 
 GRAPHS = {
     "rmat": "rmat:n=3000000,m=20000000,directed=false,seed=1",    # H-BF's rmat.3Mv.20Me (GTGraph R-MAT shape)

@@ -26,12 +26,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sssp_bench import impls, roofline  # noqa: E402
-from sssp_bench.generators import generate  # noqa: E402
+from sssp_bench import impls
+from sssp_bench.run import roofline  # noqa: E402
+from sssp_bench.graph.generators import generate  # noqa: E402
 from sssp_bench.gpu import runtime  # noqa: E402
 from sssp_bench.impls import canonical_distances  # noqa: E402
-from sssp_bench.sources import pick_sources  # noqa: E402
-from sssp_bench.verify import compare, reference_distances  # noqa: E402
+from sssp_bench.graph.sources import pick_sources  # noqa: E402
+from sssp_bench.run.verify import compare, reference_distances  # noqa: E402
 
 
 def timed_solves(implementation, sources):

@@ -60,8 +60,8 @@ def fetch(names: tuple[str, ...], mirror: str | None, from_file: Path | None, fo
     sssp-bench fetch USA-road-d.NY --mirror ../shared/datasets
     sssp-bench fetch rome99 --from ~/Downloads/rome99.gr
     """
-    from . import catalog
-    from .fetch import fetch as fetch_graph
+    from .datasets import catalog
+    from .datasets.fetch import fetch as fetch_graph
 
     if from_file is not None and len(names) != 1:
         raise UserError("--from imports one file: name exactly one graph")
@@ -88,10 +88,10 @@ def generate(spec: str, params: tuple[str, ...], output: Path | None, weights: s
     sssp-bench generate rmat:n=3000000,m=20000000,seed=7
     sssp-bench generate grid rows=1000 cols=1000 --weights uniform:min=1,max=100,seed=2
     """
-    from . import generators
-    from .csr import characteristics, write_csr
-    from .graphs import ensure_generated
-    from .weights import apply_weights
+    from .graph import generators
+    from .graph.csr import characteristics, write_csr
+    from .graph.load import ensure_generated
+    from .graph.weights import apply_weights
 
     full_spec = spec
     if params:
@@ -103,7 +103,7 @@ def generate(spec: str, params: tuple[str, ...], output: Path | None, weights: s
         graph = apply_weights(generators.generate(full_spec), weights)
         path = write_csr(graph, output or Path("datasets") / "generated" / f"{generators.spec_filename(full_spec)}.csr",
                          {"name": graph.name, **graph.meta})
-    from .csr import read_csr
+    from .graph.csr import read_csr
 
     facts = characteristics(read_csr(path))
     click.echo(f"{path}: n={facts['n']:,} m={facts['m']:,} "
@@ -132,8 +132,8 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
 
     Exits with status 1 when any answer was wrong.
     """
-    from .config import load_config, select_graphs, select_variants
-    from .runner import resume_run, start_run
+    from .run.config import load_config, select_graphs, select_variants
+    from .run.runner import resume_run, start_run
 
     config = load_config(config_path)
     if graph_labels:
@@ -221,7 +221,9 @@ def compare(runs: tuple[Path, ...], between: tuple[str, str] | None, graphs: tup
 @DATASETS_OPTION
 def list_command(paper: str | None, datasets: Path | None) -> None:
     """List implementations (and whether they run here), generators, and the catalog with what is fetched."""
-    from . import catalog, generators, impls
+    from .datasets import catalog
+    from .graph import generators
+    from . import impls
     folder = datasets or Path("datasets")
     entries = catalog.entries(paper)
     if paper is None:
@@ -256,9 +258,9 @@ def info(graph: str, plot: Path | None, datasets: Path | None) -> None:
     """
     import json
 
-    from .csr import read_csr
-    from .describe import describe, plot_degree_distribution
-    from .graphs import resolve_path
+    from .graph.csr import read_csr
+    from .graph.describe import describe, plot_degree_distribution
+    from .graph.load import resolve_path
 
     path, origin = resolve_path(graph, datasets or Path("datasets"))
     loaded = read_csr(path)
@@ -284,11 +286,11 @@ def roofline_command(graph: str, source_count: int, seed: int, datasets: Path | 
     """
     import statistics
 
-    from . import roofline
-    from .csr import read_csr
+    from .run import roofline
+    from .graph.csr import read_csr
     from .gpu import runtime
-    from .graphs import resolve_path
-    from .sources import cached_sources, sources_cache_path
+    from .graph.load import resolve_path
+    from .graph.sources import cached_sources, sources_cache_path
 
     ok, why = runtime.gpu_status()
     if not ok:

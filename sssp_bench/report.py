@@ -28,7 +28,7 @@ import pandas as pd
 
 from .errors import UserError
 from .jsonfile import read_json
-from .provenance import describe_gpu
+from .run.provenance import describe_gpu
 
 MANIFEST_FILE = "manifest.json"
 ROWS_FILE = "rows.jsonl"

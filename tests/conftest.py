@@ -18,7 +18,7 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
-from sssp_bench.csr import CSRGraph, from_arcs
+from sssp_bench.graph.csr import CSRGraph, from_arcs
 
 INF = np.inf
 

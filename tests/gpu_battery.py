@@ -13,11 +13,11 @@ import os
 import numpy as np
 import pytest
 
-from sssp_bench.csr import CSRGraph, from_arcs
+from sssp_bench.graph.csr import CSRGraph, from_arcs
 from sssp_bench.errors import NegativeCycleError
 from sssp_bench.gpu import runtime
 from sssp_bench.impls import canonical_distances
-from sssp_bench.verify import certificate, compare, reference_distances
+from sssp_bench.run.verify import certificate, compare, reference_distances
 
 GENERATED = [
     "rmat:n=4096,m=65536,seed=3",

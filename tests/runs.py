@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import textwrap
 
-from sssp_bench.config import parse_config
-from sssp_bench.runner import start_run
+from sssp_bench.run.config import parse_config
+from sssp_bench.run.runner import start_run
 
 
 def make_config(tmp_path, text: str, name: str = "test"):

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from local_server import shared_datasets  # noqa: F401 (a fixture)
 
-from sssp_bench.archive import ArchiveError, open_data_file, safe_extract
+from sssp_bench.datasets.archive import ArchiveError, open_data_file, safe_extract
 from sssp_bench.errors import UserError
 
 GRAPH = b"p sp 3 2\na 1 2 5\na 2 3 7\n"

@@ -9,14 +9,14 @@ from hypothesis import strategies as st
 from scipy.sparse.csgraph import bellman_ford as scipy_bellman_ford
 from scipy.sparse.csgraph import NegativeCycleError as ScipyNegativeCycleError
 
-from sssp_bench.csr import from_arcs, read_csr, write_csr
+from sssp_bench.graph.csr import from_arcs, read_csr, write_csr
 from sssp_bench.errors import NegativeCycleError, UnsupportedGraphError
 from sssp_bench.impls import canonical_distances, registry
 from sssp_bench.impls.cpu_bellman_ford import CpuBellmanFord, CpuBellmanFordQueue
 from sssp_bench.impls.cpu_bfs import CpuBfs
 from sssp_bench.impls.cpu_common import INT_UNREACHED
 from sssp_bench.impls.cpu_dijkstra import CpuDijkstra
-from sssp_bench.verify import certificate, compare, reference_distances, scipy_matrix
+from sssp_bench.run.verify import certificate, compare, reference_distances, scipy_matrix
 
 SSSP_BASELINES = [CpuDijkstra, CpuBellmanFordQueue, CpuBellmanFord]
 NEGATIVE_WEIGHT_BASELINES = [CpuBellmanFordQueue, CpuBellmanFord]

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from sssp_bench import impls
-from sssp_bench.config import parse_config
+from sssp_bench.run.config import parse_config
 from sssp_bench.errors import ConfigError
-from sssp_bench.generators import generate
+from sssp_bench.graph.generators import generate
 from sssp_bench.gpu import runtime
 from sssp_bench.gpu.runtime import module_source
 from sssp_bench.impls import bfs_harish, bfs_vwarp

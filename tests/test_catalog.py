@@ -2,7 +2,8 @@
 
 import pytest
 
-from sssp_bench import catalog, generators
+from sssp_bench.datasets import catalog
+from sssp_bench.graph import generators
 from sssp_bench.errors import UserError
 
 HBF_TABLE2 = ["asia.osm", "USA-road-d.CAL", "delaunay_n20", "msdoor", "circuit5M_dc", "rmat.3Mv.20Me", "flickr"]

@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from sssp_bench.config import load_config, parse_config
+from sssp_bench.run.config import load_config, parse_config
 from sssp_bench.errors import ConfigError, UserError
 
 MINIMAL = """

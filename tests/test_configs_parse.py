@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 import yaml
 
-from sssp_bench import catalog, generators, impls
-from sssp_bench.config import load_config
-from sssp_bench.csr import from_arcs
+from sssp_bench.datasets import catalog
+from sssp_bench.graph import generators
+from sssp_bench import impls
+from sssp_bench.run.config import load_config
+from sssp_bench.graph.csr import from_arcs
 from sssp_bench.impls.cpu_bellman_ford import CpuBellmanFord, CpuBellmanFordQueue
 from sssp_bench.impls.cpu_dijkstra import CpuDijkstra
 

@@ -6,7 +6,7 @@ import struct
 import numpy as np
 import pytest
 
-from sssp_bench.csr import HEADER_SIZE, MAGIC, from_arcs, read_csr, read_header, sidecar_path, write_csr
+from sssp_bench.graph.csr import HEADER_SIZE, MAGIC, from_arcs, read_csr, read_header, sidecar_path, write_csr
 from sssp_bench.errors import GraphFormatError
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from local_server import readme_sha256, serve, shared_datasets  # noqa: F401 (shared_datasets is a fixture)
 
-from sssp_bench.archive import open_data_file
-from sssp_bench.download import DownloadError, candidate_sources, download, import_file
+from sssp_bench.datasets.archive import open_data_file
+from sssp_bench.datasets.download import DownloadError, candidate_sources, download, import_file
 from sssp_bench.errors import UserError
 from sssp_bench.progress import ByteProgress, format_size
 

@@ -8,13 +8,13 @@ import pytest
 from click.testing import CliRunner
 from local_server import serve, shared_datasets  # noqa: F401  (shared_datasets is a fixture)
 
-from sssp_bench import catalog
+from sssp_bench.datasets import catalog
 from sssp_bench.cli import cli
-from sssp_bench.config import parse_config
-from sssp_bench.csr import read_csr
+from sssp_bench.run.config import parse_config
+from sssp_bench.graph.csr import read_csr
 from sssp_bench.errors import UserError
-from sssp_bench.fetch import RECORDED_HASHES, fetch
-from sssp_bench.runner import start_run
+from sssp_bench.datasets.fetch import RECORDED_HASHES, fetch
+from sssp_bench.run.runner import start_run
 
 SHARED = ["USA-road-d.NY", "USA-road-t.NY", "rome99", "delaunay_n15", "4elt", "bcsstk13", "wiki-Vote", "soc-Epinions1"]
 ARCS = {  # arcs in the converted CSR, as the files' headers imply

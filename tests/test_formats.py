@@ -1,6 +1,6 @@
 """Reading real graph files: DIMACS 9 `.gr`, METIS `.graph`, SNAP edge lists, Matrix Market `.mtx`.
 
-Each test is an example of one rule of a format (the rules are in the docstrings of sssp_bench/formats/*.py).
+Each test is an example of one rule of a format (the rules are in the docstrings of sssp_bench/datasets/formats/*.py).
 The real files come from ../shared/datasets (or $SSSP_BENCH_SHARED_DATASETS); those tests skip without it.
 """
 
@@ -18,9 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sssp_bench.csr import from_arcs, read_csr, write_csr
+from sssp_bench.graph.csr import from_arcs, read_csr, write_csr
 from sssp_bench.errors import GraphFormatError
-from sssp_bench.formats import (
+from sssp_bench.datasets.formats import (
     FORMATS,
     ConvertOptions,
     building,
@@ -604,7 +604,7 @@ def test_merge_parallel_keeps_the_lightest_and_sorts_rows():
 def test_merge_parallel_on_float_and_negative_weights():
     weights = np.array([2.5, -1.0, -3.0, 0.0], dtype=np.float32)
     graph = from_arcs(2, [0, 0, 0, 1], [1, 1, 1, 0], weights)
-    from sssp_bench.formats.cleaning import merge_parallel_arcs
+    from sssp_bench.datasets.formats.cleaning import merge_parallel_arcs
 
     _, column_ids, merged_weights, merged = merge_parallel_arcs(
         graph.row_offsets.copy(), graph.column_ids.copy(), graph.weights.copy())

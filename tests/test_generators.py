@@ -11,10 +11,11 @@ from hypothesis import strategies as st
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, dijkstra, shortest_path
 
-from sssp_bench import __version__, catalog
-from sssp_bench.csr import from_arcs, read_csr, write_csr
+from sssp_bench import __version__
+from sssp_bench.datasets import catalog
+from sssp_bench.graph.csr import from_arcs, read_csr, write_csr
 from sssp_bench.errors import SpecError
-from sssp_bench.generators import (
+from sssp_bench.graph.generators import (
     GENERATORS,
     _word,
     canonical_spec,

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from sssp_bench import impls
-from sssp_bench.csr import CSRGraph, from_arcs
+from sssp_bench.graph.csr import CSRGraph, from_arcs
 from sssp_bench.errors import ConfigError, UnsupportedGraphError
-from sssp_bench.generators import generate
+from sssp_bench.graph.generators import generate
 from sssp_bench.impls.bfs4k import SWITCHES
 
 from runs import make_config, run_rows, solves_all_ok

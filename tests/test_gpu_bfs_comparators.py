@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from sssp_bench import impls
-from sssp_bench.csr import CSRGraph, from_arcs
-from sssp_bench.generators import generate
+from sssp_bench.graph.csr import CSRGraph, from_arcs
+from sssp_bench.graph.generators import generate
 from sssp_bench.gpu import runtime
 from sssp_bench.impls.cpu_bfs import CpuBfs
-from sssp_bench.weights import apply_weights
+from sssp_bench.graph.weights import apply_weights
 
 from runs import make_config, run_rows, solves_all_ok
 from gpu_battery import (  # noqa: F401

@@ -15,14 +15,15 @@ import pytest
 
 cupy = pytest.importorskip("cupy")
 
-from sssp_bench import impls, roofline  # noqa: E402
-from sssp_bench.csr import CSRGraph, from_arcs  # noqa: E402
-from sssp_bench.generators import generate  # noqa: E402
+from sssp_bench import impls
+from sssp_bench.run import roofline  # noqa: E402
+from sssp_bench.graph.csr import CSRGraph, from_arcs  # noqa: E402
+from sssp_bench.graph.generators import generate  # noqa: E402
 from sssp_bench.gpu import certificate as device_certificate  # noqa: E402
 from sssp_bench.gpu import runtime  # noqa: E402
 from sssp_bench.impls.base import SolveResult, canonical_distances  # noqa: E402
-from sssp_bench.verify import certificate, reference_distances  # noqa: E402
-from sssp_bench.weights import apply_weights  # noqa: E402
+from sssp_bench.run.verify import certificate, reference_distances  # noqa: E402
+from sssp_bench.graph.weights import apply_weights  # noqa: E402
 
 from runs import make_config, run_rows
 

@@ -14,11 +14,11 @@ import pytest
 
 cupy = pytest.importorskip("cupy")
 
-from sssp_bench.csr import CSRGraph, from_arcs
+from sssp_bench.graph.csr import CSRGraph, from_arcs
 from sssp_bench.errors import NegativeCycleError, UnsupportedGraphError
-from sssp_bench.generators import generate
+from sssp_bench.graph.generators import generate
 from sssp_bench.impls.hbf import HBF, packing_bounds, virtual_warp_shape
-from sssp_bench.weights import apply_weights
+from sssp_bench.graph.weights import apply_weights
 
 from runs import make_config, run_rows, solves_all_ok
 from gpu_battery import (  # noqa: F401

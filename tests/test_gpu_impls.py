@@ -19,15 +19,15 @@ import pytest
 cupy = pytest.importorskip("cupy")
 
 from sssp_bench import impls  # noqa: E402
-from sssp_bench.csr import CSRGraph, from_arcs  # noqa: E402
+from sssp_bench.graph.csr import CSRGraph, from_arcs  # noqa: E402
 from sssp_bench.errors import NegativeCycleError, UnsupportedGraphError  # noqa: E402
-from sssp_bench.generators import generate  # noqa: E402
+from sssp_bench.graph.generators import generate  # noqa: E402
 from sssp_bench.gpu import runtime  # noqa: E402
 from sssp_bench.impls import canonical_distances  # noqa: E402
 from sssp_bench.impls.near_far import auto_delta, auto_far_buckets  # noqa: E402
-from sssp_bench import roofline  # noqa: E402
-from sssp_bench.verify import compare, reference_distances  # noqa: E402
-from sssp_bench.weights import apply_weights  # noqa: E402
+from sssp_bench.run import roofline  # noqa: E402
+from sssp_bench.run.verify import compare, reference_distances  # noqa: E402
+from sssp_bench.graph.weights import apply_weights  # noqa: E402
 
 from runs import make_config, run_rows, solves_all_ok
 from gpu_battery import (  # noqa: E402, F401
@@ -335,7 +335,7 @@ def _read_real(path: Path) -> CSRGraph:
     """The graph through sssp_bench.formats when it exists; else a minimal reader of the two formats used here
     (DIMACS .gr: 'a u v w', 1-based; SNAP: 'u v' per line, '#' comments, ids relabelled densely)."""
     try:  # sssp_bench.formats is being written in parallel: use it once it reads these files
-        from sssp_bench import formats
+        from sssp_bench.datasets import formats
 
         for reader_name in ("read_graph", "read", "load"):
             reader = getattr(formats, reader_name, None)

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from sssp_bench import impls
-from sssp_bench.csr import from_arcs
+from sssp_bench.graph.csr import from_arcs
 from sssp_bench.gpu import runtime
-from sssp_bench.runner import classify
+from sssp_bench.run.runner import classify
 
 from runs import make_config, run_rows
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sssp_bench import provenance
+from sssp_bench.run import provenance
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

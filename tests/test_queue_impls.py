@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from sssp_bench import impls
-from sssp_bench.csr import from_arcs
+from sssp_bench.graph.csr import from_arcs
 from sssp_bench.errors import ConfigError
-from sssp_bench.generators import generate
+from sssp_bench.graph.generators import generate
 from sssp_bench.gpu.runtime import module_source
 from sssp_bench.impls import near_far, workfront
 

@@ -10,13 +10,14 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from sssp_bench import impls, roofline
+from sssp_bench import impls
+from sssp_bench.run import roofline
 from sssp_bench.cli import cli
-from sssp_bench.config import parse_config
-from sssp_bench.csr import from_arcs
+from sssp_bench.run.config import parse_config
+from sssp_bench.graph.csr import from_arcs
 from sssp_bench.gpu import runtime
 from sssp_bench.report import format_table, summarize, write_report
-from sssp_bench.runner import start_run
+from sssp_bench.run.runner import start_run
 
 # ---------------------------------------------------------------------------------------------- arithmetic
 

@@ -10,7 +10,7 @@ from sssp_bench import impls
 from sssp_bench.errors import UserError
 from sssp_bench.impls.base import Implementation, SolveResult
 from sssp_bench.report import write_report
-from sssp_bench.runner import resume_run, start_run
+from sssp_bench.run.runner import resume_run, start_run
 
 from runs import make_config, read_rows
 
@@ -82,7 +82,7 @@ def test_resume_does_not_load_a_graph_that_was_finished(tmp_path, monkeypatch):
     rows_path.write_text("".join(lines[:-3]))  # the last three solves (on the second graph) were lost
 
     loaded = []
-    import sssp_bench.runner as runner_module
+    from sssp_bench.run import runner as runner_module
 
     original = runner_module.load_graph
     monkeypatch.setattr(runner_module, "load_graph", lambda *args: loaded.append(args[1]) or original(*args))

@@ -1,8 +1,8 @@
 """Every implementation gets the same seeded sources; each has out-arcs and reaches enough of the graph."""
 
 
-from sssp_bench.csr import from_arcs
-from sssp_bench.sources import cached_sources, default_min_reached, pick_sources
+from sssp_bench.graph.csr import from_arcs
+from sssp_bench.graph.sources import cached_sources, default_min_reached, pick_sources
 
 
 def two_components():

@@ -7,12 +7,13 @@ import textwrap
 import pytest
 from test_catalog import BFS4K_TABLE1, HBF_TABLE2, HBF_TABLE3
 
-from sssp_bench import catalog, generators
-from sssp_bench.config import parse_config
-from sssp_bench.csr import write_csr
+from sssp_bench.datasets import catalog
+from sssp_bench.graph import generators
+from sssp_bench.run.config import parse_config
+from sssp_bench.graph.csr import write_csr
 from sssp_bench.errors import ConfigError, UserError
-from sssp_bench.graphs import choose_graph, load_graph
-from sssp_bench.runner import resume_run, start_run
+from sssp_bench.graph.load import choose_graph, load_graph
+from sssp_bench.run.runner import resume_run, start_run
 
 import runs
 from runs import read_rows

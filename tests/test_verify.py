@@ -8,10 +8,16 @@ import pytest
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from sssp_bench.csr import from_arcs
+from sssp_bench.graph.csr import from_arcs
 from sssp_bench.errors import NegativeCycleError
-from sssp_bench.verify import (
-    FLOAT_RTOL, CheckResult, certificate, compare, reference_distances, scipy_matrix, tolerance_for,
+from sssp_bench.run.verify import (
+    FLOAT_RTOL,
+    CheckResult,
+    certificate,
+    compare,
+    reference_distances,
+    scipy_matrix,
+    tolerance_for,
 )
 
 INF = np.inf

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sssp_bench.csr import from_arcs
+from sssp_bench.graph.csr import from_arcs
 from sssp_bench.errors import SpecError
-from sssp_bench.generators import generate
-from sssp_bench.weights import (
+from sssp_bench.graph.generators import generate
+from sssp_bench.graph.weights import (
     apply_weights,
     canonical_weight_spec,
     parse_weight_spec,

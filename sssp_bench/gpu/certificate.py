@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from ..csr import CSRGraph
-from ..verify import CheckResult, certificate_verdict
-from ..verify import _format as format_value
+from ..graph.csr import CSRGraph
+from ..run.verify import CheckResult, certificate_verdict
+from ..run.verify import _format as format_value
 from . import runtime
 
 CU_FILE = Path(__file__).with_name("certificate.cu")

@@ -36,7 +36,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..csr import CSRGraph
+from ..graph.csr import CSRGraph
 
 GPU_DIR = Path(__file__).resolve().parent
 """Where the shared headers (common.cuh) live; searched after the including file's own folder."""
@@ -90,7 +90,7 @@ def gpu_status(refresh: bool = False) -> tuple[bool, str]:
     """(True, "device description") when CuPy and a CUDA GPU are usable here, else (False, why). Cached."""
     global _status
     if _status is None or refresh:
-        from ..provenance import gpu_status as probe
+        from ..run.provenance import gpu_status as probe
 
         try:
             _status = probe()

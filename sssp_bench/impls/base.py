@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..csr import CSRGraph
+from ..graph.csr import CSRGraph
 from ..errors import ConfigError
 
 

@@ -35,16 +35,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..csr import CSRGraph
+from ..graph.csr import CSRGraph
 from ..errors import NegativeCycleError
 from .base import Implementation, Parameter, SolveResult
-from .cpu_common import (
-    KernelArrays,
-    check_source,
-    kernel_arrays,
-    relax_counters,
-    tiny_graph_like,
-)
+from .cpu_common import KernelArrays, check_source, kernel_arrays, relax_counters, tiny_graph_like
 
 
 @numba.njit(cache=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..csr import CSRGraph
+from ..graph.csr import CSRGraph
 from .base import Implementation, SolveResult
 from .cpu_common import check_source
 

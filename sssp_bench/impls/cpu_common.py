@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..csr import CSRGraph
+from ..graph.csr import CSRGraph
 
 INT_UNREACHED = int(np.iinfo(np.int64).max)
 """The "unreached" sentinel of int64 distance arrays (integer-weighted and unweighted graphs)."""

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..csr import CSRGraph
+from ..graph.csr import CSRGraph
 from ..errors import NegativeCycleError, UnsupportedGraphError
 from ..gpu import runtime
 from .base import Implementation, Parameter, SolveResult

@@ -103,7 +103,7 @@ from typing import Any
 
 import numpy as np
 
-from ..csr import CSRGraph
+from ..graph.csr import CSRGraph
 from ..errors import ConfigError, UnsupportedGraphError
 from ..gpu import runtime
 from .base import Parameter

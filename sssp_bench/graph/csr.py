@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import GraphFormatError
-from .jsonfile import read_json, write_json_atomic
+from ..errors import GraphFormatError
+from ..jsonfile import read_json, write_json_atomic
 
 MAGIC = b"SSSPCSR\0"
 FORMAT_VERSION = 1

@@ -11,12 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ..generators import (
-    count_edge_sources,
-    num_chunks,
-    offsets_from_chunk_counts,
-    scatter_edges,
-)
+from ...graph.generators import count_edge_sources, num_chunks, offsets_from_chunk_counts, scatter_edges
 
 _NO_WEIGHTS = np.empty(0, dtype=np.int32)
 

@@ -32,8 +32,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .csr import CSRGraph
-from .gpu import runtime
+from ..graph.csr import CSRGraph
+from ..gpu import runtime
 
 CU_FILE = Path(__file__).with_name("roofline.cu")
 
@@ -89,7 +89,7 @@ def median_floor(per_source: Sequence[dict[str, Any]]) -> float | None:
 
 def hop_depths(graph: CSRGraph, sources: Sequence[int]) -> list[dict[str, Any]]:
     """For each source: BFS depth (the largest level), reached vertices and the arcs out of them (CPU BFS)."""
-    from .impls.cpu_bfs import bfs_levels
+    from ..impls.cpu_bfs import bfs_levels
 
     out_degrees = graph.out_degrees()
     records = []

@@ -19,8 +19,8 @@ from urllib.parse import urlparse
 
 import yaml
 
-from .csr import read_sidecar
-from .errors import UserError
+from ..graph.csr import read_sidecar
+from ..errors import UserError
 
 CATALOG_PATH = Path(__file__).with_name("catalog.yaml")
 COLLECTIONS = ("dimacs9", "dimacs10", "snap", "suitesparse", "generated")

@@ -65,8 +65,8 @@ from typing import Any
 
 import yaml
 
-from . import impls
-from .errors import ConfigError, UserError
+from .. import impls
+from ..errors import ConfigError, UserError
 
 TOP_LEVEL_KEYS = {
     "name", "description", "graphs", "implementations", "sources", "repetitions", "warmup", "weights",
@@ -443,8 +443,8 @@ def _positive_int(mapping, key, parent, locator, default) -> int:
 
 
 def _weights(spec: Any, key_path: str, locator: _Locator) -> Any:
-    from .weights import parse_weight_spec  # the weights module checks its own spec language
-    from .errors import SpecError
+    from ..graph.weights import parse_weight_spec  # the weights module checks its own spec language
+    from ..errors import SpecError
 
     try:
         parse_weight_spec(spec)
@@ -483,8 +483,9 @@ def _graphs(entries: Any, default_weights: Any, locator: _Locator) -> list[Graph
 
 def _stand_in(value: Any, graph: str, key_path: str, locator: _Locator) -> str | None:
     """The generator spec a graph entry's `stand_in` names (auto: the catalog's), or None when it has none."""
-    from . import catalog, generators
-    from .errors import SpecError
+    from ..datasets import catalog
+    from ..graph import generators
+    from ..errors import SpecError
 
     if value is None or value is False:
         return None

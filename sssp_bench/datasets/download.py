@@ -38,9 +38,9 @@ from urllib.parse import unquote, urlsplit
 import requests
 import urllib3
 
-from . import __version__
-from .errors import UserError
-from .progress import ByteProgress, format_size
+from .. import __version__
+from ..errors import UserError
+from ..progress import ByteProgress, format_size
 
 DEFAULT_MAX_BYTES = 64 * 2**30
 CHUNK_BYTES = 64 * 1024  # what an interrupted read can lose, and so what a resume repeats at most

@@ -14,10 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import catalog, generators
+from ..datasets import catalog
+from . import generators
 from .csr import CSRGraph, read_csr, read_sidecar, write_csr
 from .describe import describe
-from .errors import GraphFormatError, UserError
+from ..errors import GraphFormatError, UserError
 from .weights import apply_weights
 
 
@@ -64,7 +65,7 @@ def resolve_path(entry: str, datasets: Path) -> tuple[Path, str]:
         return as_path, "file"
     catalog_entry = catalog.find(entry)
     if catalog_entry is not None:
-        from . import fetch  # the download stack (requests) is only imported when a catalog graph is named
+        from ..datasets import fetch  # the download stack (requests) is only imported when a catalog graph is named
 
         if catalog_entry.generated:  # deterministic and local: made on first use
             return fetch.fetch(catalog_entry.name, datasets).path, "catalog"

@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit, prange
 
 from .csr import CSRGraph
-from .errors import SpecError
+from ..errors import SpecError
 from .generators import (
     INT32_MAX,
     STREAM_POTENTIALS,

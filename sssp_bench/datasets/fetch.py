@@ -20,10 +20,12 @@ from typing import Callable
 
 import numpy as np
 
-from . import __version__, archive, catalog, describe, download, formats, generators
-from .csr import write_csr
-from .errors import GraphFormatError, UserError
-from .jsonfile import read_json, write_json_atomic
+from .. import __version__
+from . import archive, catalog, download, formats
+from ..graph import describe, generators
+from ..graph.csr import write_csr
+from ..errors import GraphFormatError, UserError
+from ..jsonfile import read_json, write_json_atomic
 
 RECORDED_HASHES = "recorded-hashes.json"
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .csr import CSRGraph
+from ..graph.csr import CSRGraph
 
 FLOAT_RTOL = 1e-5
 """Relative tolerance for float-weighted graphs: float32 sums over paths of thousands of arcs drift ~1e-6."""
@@ -251,7 +251,7 @@ def reference_distances(graph: CSRGraph, source: int, kind: str = "sssp") -> np.
     if not 0 <= source < graph.n:
         raise ValueError(f"source {source} is not a vertex (n={graph.n})")
     if kind == "sssp" and graph.has_negative_weights():
-        from .impls.cpu_bellman_ford import spfa_distances
+        from ..impls.cpu_bellman_ford import spfa_distances
 
         distances, unreached = spfa_distances(graph, source)
         canonical = distances.astype(np.float64)

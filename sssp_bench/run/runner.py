@@ -38,22 +38,17 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import impls, jsonfile, provenance, roofline, verify
+from .. import impls, jsonfile
+from . import provenance, roofline, verify
 from .config import Config, Variant
-from .errors import NegativeCycleError, UnsupportedGraphError, UserError
-from .gpu import certificate as device_certificate
-from .gpu import runtime as gpu_runtime
-from .graphs import (
-    LoadedGraph,
-    choose_graph,
-    is_generator_spec,
-    load_graph,
-    resolve_path,
-)
-from .impls.base import Implementation, SolveResult, canonical_distances
-from .jsonfile import read_json, write_json_atomic
-from .progress import Progress
-from .sources import cached_sources, sources_cache_path
+from ..errors import NegativeCycleError, UnsupportedGraphError, UserError
+from ..gpu import certificate as device_certificate
+from ..gpu import runtime as gpu_runtime
+from ..graph.load import LoadedGraph, choose_graph, is_generator_spec, load_graph, resolve_path
+from ..impls.base import Implementation, SolveResult, canonical_distances
+from ..jsonfile import read_json, write_json_atomic
+from ..progress import Progress
+from ..graph.sources import cached_sources, sources_cache_path
 
 STATUSES = ("ok", "wrong_answer", "timeout", "out_of_memory", "error", "unsupported", "negative_cycle", "unavailable")
 
@@ -513,7 +508,7 @@ class Runner:
 
 def _stand_in_note(loaded: LoadedGraph) -> str:
     """The catalog's reason why a stand-in matches its graph, when the stand-in is the catalog's own."""
-    from . import catalog
+    from ..datasets import catalog
 
     entry = catalog.find(loaded.stand_in_for) if loaded.stand_in_for else None
     return entry.stand_in_note if entry is not None and entry.stand_in == loaded.stand_in else ""

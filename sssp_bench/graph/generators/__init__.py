@@ -64,9 +64,9 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from . import __version__
-from .csr import CSRGraph
-from .errors import SpecError
+from ... import __version__
+from ..csr import CSRGraph
+from ...errors import SpecError
 
 INT32_MAX = 2**31 - 1
 

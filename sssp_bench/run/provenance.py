@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+PACKAGE_DIR = Path(__file__).resolve().parents[1]  # sssp_bench/: the code a run's provenance names
+
 # Module name -> distribution names to ask importlib.metadata, in order (CuPy ships under per-CUDA names).
 _PACKAGE_DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
     "numpy": ("numpy",),
@@ -127,7 +129,7 @@ def package_versions() -> dict[str, str | None]:
 
     Read from package metadata, not by importing: importing numba or cupy would take seconds.
     """
-    from . import __version__
+    from .. import __version__
 
     versions: dict[str, str | None] = {"sssp_bench": __version__}
     for module, distributions in _PACKAGE_DISTRIBUTIONS.items():
@@ -155,7 +157,7 @@ def git_info(directory: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     commit/dirty are None with a reason when the code is not a tracked file of a git checkout (an installed
     wheel, git missing, a repository with no commit yet).
     """
-    package_dir = Path(directory) if directory is not None else Path(__file__).resolve().parent
+    package_dir = Path(directory) if directory is not None else PACKAGE_DIR
     unknown: dict[str, Any] = {"commit": None, "dirty": None, "root": None}
     ok, root = _git(package_dir, "rev-parse", "--show-toplevel")
     if not ok:
@@ -189,7 +191,7 @@ def code_digest(directory: str | os.PathLike[str] | None = None) -> dict[str, An
     Two runs with the same digest ran the same code, whatever git says: a "dirty" commit, a copy of a working
     tree whose .git is older than its files (as on a device machine), or no git at all.
     """
-    package_dir = Path(directory) if directory is not None else Path(__file__).resolve().parent
+    package_dir = Path(directory) if directory is not None else PACKAGE_DIR
     paths = sorted(
         path for path in package_dir.rglob("*")
         if path.suffix in _CODE_SUFFIXES and path.is_file() and "__pycache__" not in path.parts

@@ -19,7 +19,7 @@ from typing import BinaryIO
 import numpy as np
 from numba import njit
 
-from ..errors import GraphFormatError
+from ...errors import GraphFormatError
 
 DEFAULT_CHUNK_BYTES = 16 << 20
 UTF8_BOM = b"\xef\xbb\xbf"

@@ -23,7 +23,7 @@ import re
 import numpy as np
 from numba import njit, prange
 
-from ..errors import GraphFormatError
+from ...errors import GraphFormatError
 from .building import csr_from_arcs
 from .parsing import (
     HEADER_BODY,

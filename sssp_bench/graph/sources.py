@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from .csr import CSRGraph
-from .jsonfile import write_json_atomic
+from ..jsonfile import write_json_atomic
 
 PAPER_MIN_REACHED = 100_000
 

@@ -35,8 +35,8 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-from .errors import UserError
-from .progress import format_size
+from ..errors import UserError
+from ..progress import format_size
 
 DEFAULT_MAX_BYTES = 256 * 2**30
 MAX_MEMBERS = 100_000  # a tar's member list is held in memory; real graph archives have a handful

@@ -39,14 +39,9 @@ from typing import BinaryIO
 
 import numpy as np
 
-from ..csr import CSRGraph
-from ..errors import GraphFormatError
-from .cleaning import (
-    drop_self_loops,
-    largest_component,
-    merge_parallel_arcs,
-    with_reverse_arcs,
-)
+from ...graph.csr import CSRGraph
+from ...errors import GraphFormatError
+from .cleaning import drop_self_loops, largest_component, merge_parallel_arcs, with_reverse_arcs
 from .dimacs9 import DimacsParser
 from .metis import MetisParser
 from .mtx import MatrixMarketParser

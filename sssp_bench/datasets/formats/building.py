@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ..generators import count_edge_sources, num_chunks, offsets_from_chunk_counts
+from ...graph.generators import count_edge_sources, num_chunks, offsets_from_chunk_counts
 
 
 @njit(parallel=True, nogil=True, cache=True)
