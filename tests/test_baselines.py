@@ -14,13 +14,16 @@ from sssp_bench.errors import NegativeCycleError, UnsupportedGraphError
 from sssp_bench.impls import canonical_distances, registry
 from sssp_bench.impls.cpu_bellman_ford import CpuBellmanFord, CpuBellmanFordQueue
 from sssp_bench.impls.cpu_bfs import CpuBfs
-from sssp_bench.impls.cpu_common import INT_UNREACHED
+from sssp_bench.kernels.arrays import INT_UNREACHED
 from sssp_bench.impls.cpu_dijkstra import CpuDijkstra
 from sssp_bench.run.verify import certificate, compare, reference_distances, scipy_matrix
 
-SSSP_BASELINES = [CpuDijkstra, CpuBellmanFordQueue, CpuBellmanFord]
-NEGATIVE_WEIGHT_BASELINES = [CpuBellmanFordQueue, CpuBellmanFord]
-COUNTING_BASELINES = [CpuDijkstra, CpuBellmanFordQueue, CpuBellmanFord]
+# Every registered CPU implementation, by what it solves and accepts: a new CPU baseline is checked here as soon as
+# its module exists.
+CPU_BASELINES = [cls for cls in registry().values() if cls.device == "cpu"]
+SSSP_BASELINES = [cls for cls in CPU_BASELINES if cls.kind == "sssp"]
+NEGATIVE_WEIGHT_BASELINES = [cls for cls in SSSP_BASELINES if cls.negative_weights]
+COUNTING_BASELINES = [cls for cls in SSSP_BASELINES if "count_relaxations" in cls.parameters]
 
 
 def solve(implementation_class, graph, source, **params):
@@ -126,7 +129,7 @@ def test_dijkstra_refuses_negative_weights(negative_dag_case):
         CpuDijkstra().prepare(negative_dag_case.graph)
 
 
-@pytest.mark.parametrize("implementation_class", SSSP_BASELINES + [CpuBfs], ids=lambda c: c.name)
+@pytest.mark.parametrize("implementation_class", CPU_BASELINES, ids=lambda c: c.name)
 def test_a_source_outside_the_graph_is_refused(implementation_class, diamond_case):
     implementation = implementation_class()
     implementation.prepare(diamond_case.graph)
@@ -134,7 +137,7 @@ def test_a_source_outside_the_graph_is_refused(implementation_class, diamond_cas
         implementation.solve(7)
 
 
-@pytest.mark.parametrize("implementation_class", SSSP_BASELINES + [CpuBfs], ids=lambda c: c.name)
+@pytest.mark.parametrize("implementation_class", CPU_BASELINES, ids=lambda c: c.name)
 def test_baselines_read_memmapped_graphs(implementation_class, diamond_case, tmp_path):
     """A graph read from disk has read-only memmapped arrays (a separate numba specialisation)."""
     path = write_csr(diamond_case.graph, tmp_path / "diamond.csr")

@@ -20,7 +20,9 @@ from sssp_bench.impls import bfs_harish, bfs_vwarp
 from sssp_bench.impls.bfs4k import head_degree
 
 IMPLS = Path(bfs_harish.__file__).resolve().parent
-COMPARATORS = ["bfs-harish", "bfs-vwarp", "bfs-edge"]
+# BFS-4K's comparators: every registered GPU BFS but bfs4k itself (tested in test_gpu_bfs4k.py).
+COMPARATORS = [name for name, cls in impls.registry().items() if cls.kind == "bfs" and cls.device == "gpu"
+               and name != "bfs4k"]
 
 
 @pytest.mark.parametrize("name", COMPARATORS)

@@ -27,14 +27,9 @@ cupy = pytest.importorskip("cupy")  # after the imports: none of them needs CuPy
 
 pytestmark = pytest.mark.gpu
 
-VARIANTS = [
-    ("bfs-harish", {}),
-    ("bfs-vwarp", {}),
-    ("bfs-vwarp", {"warp_size": 1}),
-    ("bfs-vwarp", {"warp_size": 4}),
-    ("bfs-vwarp", {"warp_size": 32}),
-    ("bfs-edge", {}),
-]
+# Every registered GPU BFS but bfs4k (test_gpu_bfs4k.py) with its defaults, and the warp sizes Table 2 compares.
+VARIANTS = [(name, {}) for name, cls in impls.registry().items() if cls.kind == "bfs" and cls.device == "gpu"
+            and name != "bfs4k"] + [("bfs-vwarp", {"warp_size": warp_size}) for warp_size in (1, 4, 32)]
 VARIANT_IDS = [name + "".join(f"-{key}={value}" for key, value in params.items()) for name, params in VARIANTS]
 
 

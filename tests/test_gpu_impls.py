@@ -37,8 +37,10 @@ from gpu_battery import (  # noqa: E402, F401
 
 pytestmark = pytest.mark.gpu
 
-GPU_IMPLEMENTATIONS = ["lonestar", "bf-edge", "bf-frontier", "workfront", "near-far"]
-NEGATIVE_OK = [name for name in GPU_IMPLEMENTATIONS if impls.get(name).negative_weights]  # all but near-far
+# Every registered GPU SSSP implementation, with its default parameters: a new one is checked here as soon as its
+# module exists (hbf's parameter combinations have their own battery, test_gpu_hbf.py).
+GPU_IMPLEMENTATIONS = [name for name, cls in impls.registry().items() if cls.device == "gpu" and cls.kind == "sssp"]
+NEGATIVE_OK = [name for name in GPU_IMPLEMENTATIONS if impls.get(name).negative_weights]
 QUEUE_IMPLEMENTATIONS = ["workfront", "near-far"]  # device-driven rounds, batched readbacks
 REPO = Path(__file__).resolve().parents[1]
 

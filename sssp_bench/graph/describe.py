@@ -19,7 +19,7 @@ import numba
 import numpy as np
 
 from .csr import CSRGraph, characteristics
-from ..impls.cpu_bfs import bfs_levels
+from ..kernels.bfs import bfs_levels
 
 
 @numba.njit(cache=True)

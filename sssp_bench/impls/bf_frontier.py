@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..gpu import runtime
-from .cpu_common import check_source
+from ..kernels.arrays import check_source
 from .gpu_common import BLOCK, W_QUEUE, CumulativeCounts, GpuSsspBase
 
 

@@ -12,56 +12,12 @@ of TEPS), and `frontier_sizes` (vertices per level).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from ..graph.csr import CSRGraph
+from ..kernels.arrays import check_source
+from ..kernels.bfs import BFS_UNREACHED, bfs_kernel
 from .base import Implementation, SolveResult
-from .cpu_common import check_source
-
-BFS_UNREACHED = -1
-
-
-@numba.njit(cache=True)
-def bfs_kernel(row_offsets, column_ids, source, levels):
-    """Fill `levels` (pre-set to -1) from `source`; returns (visited, arcs_examined, frontier_sizes)."""
-    n = len(row_offsets) - 1
-    queue = np.empty(n, np.int32)
-    frontier_sizes = np.zeros(16, np.int64)
-    levels[source] = 0
-    queue[0] = source
-    head = 0
-    tail = 1
-    arcs_examined = 0
-    while head < tail:
-        u = queue[head]
-        head += 1
-        level_u = levels[u]
-        if level_u == len(frontier_sizes):  # levels grow one at a time, so one doubling suffices
-            grown = np.zeros(2 * len(frontier_sizes), np.int64)
-            grown[: len(frontier_sizes)] = frontier_sizes
-            frontier_sizes = grown
-        frontier_sizes[level_u] += 1
-        start = row_offsets[u]
-        end = row_offsets[u + 1]
-        arcs_examined += end - start
-        for arc in range(start, end):
-            v = column_ids[arc]
-            if levels[v] < 0:
-                levels[v] = level_u + 1
-                queue[tail] = v
-                tail += 1
-    depth = levels[queue[tail - 1]] + 1  # the last vertex discovered is on the deepest level
-    return tail, arcs_examined, frontier_sizes[:depth]
-
-
-def bfs_levels(graph: CSRGraph, source: int) -> np.ndarray:
-    """int32 BFS levels from `source`, -1 where unreached (a convenience for tests and tools)."""
-    row_offsets = np.ascontiguousarray(graph.row_offsets, dtype=np.int64)
-    column_ids = np.ascontiguousarray(graph.column_ids, dtype=np.int32)
-    levels = np.full(graph.n, BFS_UNREACHED, dtype=np.int32)
-    bfs_kernel(row_offsets, column_ids, np.int64(check_source(graph, source)), levels)
-    return levels
 
 
 class CpuBfs(Implementation):

@@ -21,7 +21,7 @@ from ..graph.csr import CSRGraph
 from ..errors import UnsupportedGraphError
 from ..gpu import runtime
 from .base import Parameter, SolveResult
-from .cpu_common import check_source
+from ..kernels.arrays import check_source
 from .gpu_common import GpuImplementation
 
 LEVEL_INF = int(np.iinfo(np.int32).max)

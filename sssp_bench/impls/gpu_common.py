@@ -23,7 +23,7 @@ from ..graph.csr import CSRGraph
 from ..errors import NegativeCycleError, UnsupportedGraphError
 from ..gpu import runtime
 from .base import Implementation, Parameter, SolveResult
-from .cpu_common import check_source
+from ..kernels.arrays import check_source
 
 N_WORDS = 8
 W_CHANGED0, W_CHANGED1, W_FLOOR, W_ATTEMPTS, W_RELAXATIONS, W_QUEUE = range(6)

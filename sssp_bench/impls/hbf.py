@@ -103,7 +103,7 @@ import numpy as np
 from ..errors import ConfigError, UnsupportedGraphError
 from ..gpu import runtime
 from .base import Parameter, SolveResult
-from .cpu_common import check_source
+from ..kernels.arrays import check_source
 from .gpu_common import (
     BLOCK,
     COUNT_RELAXATIONS,

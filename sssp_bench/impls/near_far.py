@@ -107,7 +107,7 @@ from ..graph.csr import CSRGraph
 from ..errors import ConfigError, UnsupportedGraphError
 from ..gpu import runtime
 from .base import Parameter
-from .cpu_common import check_source
+from ..kernels.arrays import check_source
 from .gpu_common import COUNT_RELAXATIONS, packing_bounds
 from .workfront import ADVANCE_BLOCK, BATCH_SIZES, GRAPHS, QueueAdvanceBase
 

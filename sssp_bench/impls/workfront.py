@@ -38,7 +38,7 @@ import numpy as np
 from ..errors import UnsupportedGraphError
 from ..gpu import runtime
 from .base import Parameter
-from .cpu_common import check_source
+from ..kernels.arrays import check_source
 from .gpu_common import COUNT_RELAXATIONS, CumulativeCounts, GpuSsspBase
 
 ADVANCE_BLOCK = 256

@@ -89,7 +89,7 @@ def median_floor(per_source: Sequence[dict[str, Any]]) -> float | None:
 
 def hop_depths(graph: CSRGraph, sources: Sequence[int]) -> list[dict[str, Any]]:
     """For each source: BFS depth (the largest level), reached vertices and the arcs out of them (CPU BFS)."""
-    from ..impls.cpu_bfs import bfs_levels
+    from ..kernels.bfs import bfs_levels
 
     out_degrees = graph.out_degrees()
     records = []

@@ -251,7 +251,7 @@ def reference_distances(graph: CSRGraph, source: int, kind: str = "sssp") -> np.
     if not 0 <= source < graph.n:
         raise ValueError(f"source {source} is not a vertex (n={graph.n})")
     if kind == "sssp" and graph.has_negative_weights():
-        from ..impls.cpu_bellman_ford import spfa_distances
+        from ..kernels.bellman_ford import spfa_distances
 
         distances, unreached = spfa_distances(graph, source)
         canonical = distances.astype(np.float64)

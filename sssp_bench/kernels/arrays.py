@@ -1,5 +1,5 @@
-"""What the numba CPU baselines share: how a CSRGraph (possibly read-only memmaps) becomes the plain arrays
-their kernels take, the compile-outside-timing trick, and the source check."""
+"""What the CPU kernels share: how a CSRGraph (possibly read-only memmaps) becomes the plain arrays numba takes,
+the compile-outside-timing trick, the source check, and the relax counters' form."""
 
 from __future__ import annotations
 
