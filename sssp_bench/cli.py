@@ -163,6 +163,72 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
 
 
 @cli.command()
+@click.argument("implementations", nargs=-1, required=True)
+@click.option("--graph", "graphs", multiple=True, required=True, metavar="GRAPH",
+              help="A generator spec, a .csr path or a catalog name (a downloaded one runs its stand-in while it "
+                   "is not fetched); repeatable.")
+@click.option("--param", "params", multiple=True, metavar="[IMPL.]KEY=V1,V2",
+              help="Sweep a parameter: one variant per value (and per combination with other --param). KEY alone "
+                   "applies to every named implementation that has it; repeatable.")
+@click.option("--sources", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Shared sources per graph, picked as `run` picks them.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the source picker.")
+@click.option("--min-reached", type=click.IntRange(min=1), default=None,
+              help="Least vertices a source must reach (default: min(10^5, 10% of V), as in a config).")
+@click.option("--repetitions", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Timed passes over the sources.")
+@click.option("--warmup", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Untimed solves per variant and graph before the timed ones.")
+@click.option("--weights", default="keep", show_default=True,
+              help="Weight assignment: keep, unit, uniform:min=1,max=100,seed=1 or negative:...")
+@click.option("--reference-sources", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Sources also compared with the reference solver (every solve is certified).")
+@click.option("--baseline", default=None, metavar="VARIANT", help="The variant speedups divide by.")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=600, show_default=True,
+              help="Seconds per solve.")
+@click.option("-D", "--define", "defines", multiple=True, metavar="NAME=VALUE",
+              help="A -D for every kernel compiled in this probe (an experiment); recorded in the manifest.")
+@click.option("--counters", is_flag=True, help="Also print each variant's solve counters.")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
+              show_default=True, help="Results folder; the probe's run folder goes inside it.")
+@click.option("--run-id", default=None, help="Name of the run folder (default: probe-<UTC time>).")
+@DATASETS_OPTION
+@click.option("--progress/--no-progress", default=True, help="Show a progress line on a terminal.")
+def probe(implementations: tuple[str, ...], graphs: tuple[str, ...], params: tuple[str, ...], sources: int,
+          seed: int, min_reached: int | None, repetitions: int, warmup: int, weights: str, reference_sources: int,
+          baseline: str | None, time_limit: float, defines: tuple[str, ...], counters: bool, output: Path,
+          run_id: str | None, datasets: Path | None, progress: bool) -> None:
+    """Time a few parameter settings of IMPLEMENTATIONS on some graphs, through the runner, and print a table.
+
+    Every solve is timed, warmed up and verified as `run` does it, and recorded in a run folder that `report`
+    and `compare` read. Exits with status 1 when any answer was wrong.
+
+    \b
+    sssp-bench probe hbf near-far --graph rmat:n=1M,m=8M --param tdp=64,128 --sources 5
+    sssp-bench probe bfs4k --graph Gen-SmallWorld --param k1=8,16,32 --param k4=0,1 --counters
+    sssp-bench probe cpu-dijkstra cpu-bf-queue --graph grid:rows=100,cols=100
+    """
+    from .run.probe import Probe, probe_table, run_probe
+
+    command = " ".join(["sssp-bench probe", *implementations, *(f"--graph {graph}" for graph in graphs),
+                        *(f"--param {param}" for param in params), *(f"--define {define}" for define in defines)])
+    config = Probe(implementations, graphs, params, sources, seed, min_reached, repetitions, warmup, weights,
+                   reference_sources, baseline, time_limit, defines, output, datasets or Path("datasets"),
+                   command).config()
+    log = lambda message: click.echo(message, err=True)  # noqa: E731
+    try:
+        outcome = run_probe(config, run_id, show_progress=progress, log=log)
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted", err=True)
+        sys.exit(130)
+    click.echo(probe_table(outcome.run_dir, counters))
+    click.echo(f"{outcome.run_dir}: read it with `sssp-bench report` or `sssp-bench compare`")
+    if outcome.wrong_answers:
+        click.echo(f"{outcome.wrong_answers} wrong answer(s): see {outcome.run_dir / 'rows.jsonl'}", err=True)
+        sys.exit(1)
+
+
+@cli.command()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for report.md, report.csv and the plots (default: the first run's folder).")

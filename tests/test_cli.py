@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from sssp_bench.cli import cli
 
-COMMANDS = ["fetch", "generate", "run", "report", "list", "info", "roofline"]
+COMMANDS = ["fetch", "generate", "run", "probe", "report", "list", "info", "roofline"]
 
 
 @pytest.fixture
@@ -59,6 +59,9 @@ def test_generate_with_weights_and_an_output_path(invoke, tmp_path):
     (["report", "no-such-run"], "no-such-run"),
     (["fetch", "USA-road-d.NYC"], "'USA-road-d.NYC' is not in the catalog (did you mean USA-road-d.NY"),
     (["list", "--paper", "knuth"], "unknown paper 'knuth'"),
+    (["probe", "cpu-dijkstra", "--graph", "grid:rows=3,cols=3", "--param", "tdp=64"],
+     "--param tdp=64: cpu-dijkstra has no parameter 'tdp'"),
+    (["probe", "cpu-dijkstra", "--graph", "missing.csr"], "missing.csr: no such graph file"),
 ])
 def test_user_mistakes_are_one_line_errors_with_status_2(invoke, args, message):
     result = invoke(*args)
@@ -131,3 +134,36 @@ def test_run_can_take_some_variants_and_borrow_the_baseline_from_a_merged_run(in
     refused = invoke("run", "sweep.yaml", "--variant", "cpu-bfs")
     assert refused.exit_code == 2 and "no variant named 'cpu-bfs' (variants: cpu-dijkstra, cpu-bf-queue[" in (
         refused.output)
+
+
+def test_probe_times_cpu_baselines_through_the_runner_and_report_reads_its_run(invoke, tmp_path):
+    result = invoke("probe", "cpu-dijkstra", "cpu-bf", "--graph", "rmat:n=256,m=2048,seed=5", "--graph",
+                    "grid:rows=6,cols=6", "--param", "cpu-bf.count_relaxations=false,true", "--sources", "3",
+                    "--run-id", "p1", "--no-progress", "--counters")
+    assert result.exit_code == 0, result.output
+    for variant in ("cpu-dijkstra", "cpu-bf[count_relaxations=false]", "cpu-bf[count_relaxations=true]"):
+        assert variant in result.output
+    assert result.output.count(" 3/3 ") == 6  # every solve verified, on both graphs
+    assert "  grid:rows=6,cols=6  cpu-bf[count_relaxations=true]: iterations " in result.output
+    assert "results/p1: read it with `sssp-bench report` or `sssp-bench compare`" in result.output
+    manifest = json.loads((tmp_path / "results" / "p1" / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["config"]["name"] == "probe"
+    assert manifest["config"]["description"].startswith("sssp-bench probe cpu-dijkstra cpu-bf --graph ")
+    reported = invoke("report", "results/p1")
+    assert reported.exit_code == 0 and (tmp_path / "results" / "p1" / "report.md").exists()
+    compared = invoke("compare", "results/p1", "--between", "cpu-bf[count_relaxations=false]",
+                      "cpu-bf[count_relaxations=true]")
+    assert compared.exit_code == 0 and "grid:rows=6,cols=6" in compared.output
+
+
+def test_probe_says_what_it_skipped_without_a_gpu(invoke):
+    from sssp_bench import impls
+
+    available, why = impls.get("lonestar").available()
+    if available:
+        pytest.skip("lonestar runs here")
+    result = invoke("probe", "cpu-dijkstra", "lonestar", "--graph", "grid:rows=6,cols=6", "--sources", "2",
+                    "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert f"skipped here: lonestar: {why}" in result.output
+    assert f"skipped lonestar: {why}" in result.output  # the runner's own log line, as `run` prints it

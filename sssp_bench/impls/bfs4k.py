@@ -20,23 +20,14 @@ Switches (bool, default True) and knobs (the paper's defaults and names):
   Section 5.6, used at every width: the vertex reads of a batch are in flight together). Off: one thread per
   frontier vertex. A batch is shorter than the width when the frontier is too small to give every virtual warp
   a full one (`batch_span`: |F| / virtual warps, at least 1), so that every virtual warp gets a vertex; edge-discover
-  chunks likewise. Full batches whatever |F| left a small frontier of high-degree vertices to a few warps: on an
-  H200 (10 sources, ms, their Table 2 knobs) this took com-youtube's stand-in 0.65 -> 0.44, coPapersCiteseer's
-  0.77 -> 0.63 and audikw1's 2.80 -> 2.12 (benchmarks/measured/2026-11-23-h200-bfs4k-table2/probes.txt).
-  But on a frontier of low-degree vertices, spreading a multi-block level only wakes more blocks: roadNet-CA's
-  stand-in went 20.2 -> 28.3. So the single-block kernel always spreads, and the multi-block kernel spreads
-  only a level the single-block kernel handed over (its arc budget ran out) or on a graph whose `head_degree`
-  (the mean out-degree of an arc's head: what a vertex reached through an arc expands) is at least
-  `spread_degree` = 32 (not in the paper). H200, 10 sources, ms, spreading every multi-block level -> only
-  handed-over ones, Table 2 knobs: head degree <= 26 road 27.2 -> 20.2, amazon0505 0.61 -> 0.54, cage15 1.79 ->
-  1.59, nlpkkt160 4.18 -> 4.06, Gen-SmallWorld 0.63 -> 0.62, web-Google and kkt_power within 2%; head degree
-  >= 80 com-youtube 0.43 -> 0.47, as-Skitter 0.63 -> 0.66, soc-LiveJournal1 1.71 -> 1.77, Gen-ForestFire 0.24
-  -> 0.26, audikw1 2.16 -> 2.39, kron_g500-logn20 1.17 -> 1.22, rmat.2Mv.128Me 1.49 -> 1.58.
-  k1 stays at the paper's 4, though on an H200 (median of 20 sources, ms) k1 = 16 is faster on the large
-  low-diameter graphs: kron-21 2.35 -> 1.79, rmat 3M/20M 1.08 -> 0.94, random 2M/128M 2.00 -> 1.67 (k1 = 32:
-  1.71, 1.05, 1.60), and slower on road networks, whose single-block levels then walk 16 vertices per virtual
-  warp one after the other: road 2M 19.3 -> 22.2. Set it per graph (a config's `graphs[].params`, as
-  configs/bfs4k-table2.yaml does).
+  chunks likewise: full batches whatever |F| would leave a small frontier of high-degree vertices to a few warps.
+  But on a frontier of low-degree vertices, spreading a multi-block level only wakes more blocks. So the
+  single-block kernel always spreads, and the multi-block kernel spreads only a level the single-block kernel
+  handed over (its arc budget ran out) or on a graph whose `head_degree` (the mean out-degree of an arc's head:
+  what a vertex reached through an arc expands) is at least `spread_degree` = 32 (not in the paper).
+  k1 stays at the paper's 4: a larger k1 is faster on large low-diameter graphs and slower on road networks,
+  whose single-block levels then walk k1 vertices per virtual warp one after the other. Set it per graph (a
+  config's `graphs[].params`, as experiments/bfs4k/bfs4k-table2.yaml does).
 - `dynamic_parallelism`, `k2` = 0.15 (percent of V), `k3` = 16 (5.3): a frontier vertex whose out-degree is at least
   that of the k2%-th highest-degree vertex (and at least k3 x block, one full child block) is given away by the
   thread that read it. "child": a child grid of ceil(degree / (k3 x block)) blocks of the parent's block size
@@ -48,10 +39,9 @@ Switches (bool, default True) and knobs (the paper's defaults and names):
   follow-up kernel expands the list, one block per tile of k3 x block arcs. "off": virtual warps take them.
 - `heavy_claim` (not in the paper; default True, with dynamic_parallelism): a heavy vertex is given away once per
   level. A hub reached in one level by many blocks sits in F once per block (the hash tables are per block), and
-  every copy walked all its arcs again: on the kron_g500-logn20 stand-in (scale 20, edge factor 48) a level of
-  84,954 entries (61,091 distinct) held 431M out-arcs instead of 71M, and 3 of 10 sources took 4x as long
-  (H200, k1 32, k4 0: 9.5-10 ms against 2.0-2.5). The first copy stamps the vertex (atomicExch of the solve's
-  stamp in a per-vertex int array) and takes it; later copies are dropped.
+  every copy would walk all its arcs again: on a Kronecker graph, several times the level's distinct arcs. The
+  first copy stamps the vertex (atomicExch of the solve's stamp in a per-vertex int array) and takes it; later
+  copies are dropped.
 - `edge_discover`, `k4` = 2.0 (5.4): when |F| < resident threads / k4 (k4 = 0: never, as Section 7 uses it),
   threads are given arcs instead of vertices:
   a warp takes 32 frontier vertices, scans their degrees with shuffles and finds each lane's vertex by a
@@ -73,10 +63,7 @@ Switches (bool, default True) and knobs (the paper's defaults and names):
   vertex skip the expansion, and the last block to finish moves to the next level (no bookkeeping kernel). k5 = 0
   or the switch off: multi-block only. With k5 = 1 a road network's frontiers (1000-2000 vertices) cross the
   threshold back and forth and most of its levels run multi-block, one launch each; k5 = 2 keeps them in the
-  single block (the paper calibrates FThreshold per graph). On an H200 neither is faster: the roadNet-CA,
-  hugebubbles-00020 and europe.osm stand-ins cost about 10 us a level at k5 = 1 and 2 (the BFS-4K paper's
-  5.5 ms on the real roadNet-CA, diameter 849, is 6-11 us a level on a GTX 780), and k5 = 4 or 5 is slower on the
-  larger two.
+  single block (the paper calibrates FThreshold per graph).
 - `k6` = 128 (5.5): the multi-block kernel's block size (rounded up to a multiple of 32, at most 1024) and its hash
   table, nearest_pow2((shared memory per SM - variables) x k6 / max threads per SM) bytes, at least 64, at most
   the 48 KB of a block: the SM's shared memory shared by the blocks of k6 threads that fill it. A tiny k6 (1, 2)
@@ -95,10 +82,7 @@ Switches (bool, default True) and knobs (the paper's defaults and names):
 - `deferred_flush` (not in the paper; default True): the queues are written out only after a round in which a thread
   of the block holds local_queue / 2 vertices or more (and at the end of a level, and before a hand-over); until
   then a warp takes local_queue minus its longest queue arcs a round. Writing out costs two block barriers and a
-  reservation in F', most of a round's time in a level whose heads are mostly reached already. On an H200 (10
-  sources, Table 2 knobs, ms, off -> on): Gen-SmallWorld 0.653 -> 0.623, coPapersCiteseer's stand-in 0.688 ->
-  0.624, kron_g500-logn20's 1.26 -> 1.19, rmat.2Mv.128Me 1.63 -> 1.49, random.2Mv.128Me 1.57 -> 1.31; road
-  networks and web-Google unchanged.
+  reservation in F', most of a round's time in a level whose heads are mostly reached already.
 - `graphs` (not in the paper): launch batches of steps as CUDA graphs captured in prepare (a few us per step
   instead of a Python launch per kernel); not with dynamic_parallelism "child" (plain launches there).
 - `count_frontiers`: counters `frontier_sizes` (F entries per level, duplicates included) and `arcs_per_level`
@@ -111,6 +95,8 @@ A step is one multi-block level, or as many single-block levels as the frontier 
 `count_frontiers`): `single_block_launches` (single-block launches that expanded or handed over a level) and
 `single_block_levels` (levels it expanded). F' never holds more than n entries without
 duplicates; if duplicates overflow it, the search stalls and the host rebuilds F' exactly from the levels.
+
+What these choices measured on an H200: experiments/bfs4k/notes/bfs4k.md.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ header phase, then a numba kernel per format that parses the body into int32 arc
 bad line. The CSR is built once at the end by counting sort (`building`), moving the arcs in place, so peak
 memory is the arcs themselves: three arrays of m (sources, targets, weights; two when unweighted) plus O(n).
 A 1.4 GB random .gr file (70M arcs) converts at ~150 MB/s on 2 cores with peak RSS 1.9x the CSR file
-(benchmarks/convert_dimacs.py).
+(experiments/harness/convert_dimacs.py).
 
 Cleaning (`cleaning`), in this order, each recorded in stats:
   1. drop_self_loops / drop_diagonal (the same thing): remove arcs u -> u. Kept by default (H-BF classifies them).

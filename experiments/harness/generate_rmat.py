@@ -1,6 +1,6 @@
 """Benchmark (not a test): generate BFS-4K's rmat.2Mv.128Me and write it as CSR; report time and peak memory.
 
-    python benchmarks/generate_rmat.py [--n 2000000] [--m 128000000] [--out /tmp/rmat-bench.csr] [--keep]
+    python experiments/harness/generate_rmat.py [--n 2000000] [--m 128000000] [--out /tmp/rmat-bench.csr] [--keep]
 
 Target (the generator issue): under a minute on 2 cores, peak RSS under three times the CSR file size.
 numba compile time is measured apart: the first call builds a tiny graph, which compiles the kernels (or loads
@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import numba
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device-machine call: install without an index, optionally run the GPU tests, run some graphs of a
 # benchmark config into $OUT, and print the report table last (the reply carries the end of the output).
-#   benchmarks/gpu_session.sh [--tests] CONFIG RUN_ID LABEL...
+#   experiments/harness/gpu_session.sh [--tests] CONFIG RUN_ID LABEL...
 # Real files the config needs travel in .carry/datasets (a --mirror for sssp-bench fetch).
 set -uo pipefail
 export PYTHONUNBUFFERED=1

@@ -1,7 +1,7 @@
 """Benchmark (not a test): DIMACS .gr -> CSR file, the speed and memory of `sssp_bench.formats`.
 
-    python benchmarks/convert_dimacs.py [--ny PATH] [--n 2000000] [--m 70000000] [--text /tmp/...gr] [--keep]
-                                        [--remove-text]
+    python experiments/harness/convert_dimacs.py [--ny PATH] [--n 2000000] [--m 70000000] [--text /tmp/...gr] [--keep]
+                                                  [--remove-text]
 
 Targets (the formats issue):
   1. USA-road-d.NY.gr.gz -> CSR file on disk, gzip decompression included: under 2 s.
@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 MB = 1e6
