@@ -172,14 +172,14 @@ def report(runs: tuple[Path, ...], out_dir: Path | None) -> None:
 
 
 def _report(runs: list[Path], out_dir: Path | None) -> None:
-    from . import claims
-    from . import report as reporting
+    from .report import build_report, write_report
+    from .report.text import format_claims, format_table
 
-    built = reporting.build_report(runs)
-    written = reporting.write_report(built, out_dir)
-    click.echo(reporting.format_table(built.summary))
+    built = build_report(runs)
+    written = write_report(built, out_dir)
+    click.echo(format_table(built.summary))
     if not built.claims.empty:
-        click.echo(claims.format_claims(built.claims))
+        click.echo(format_claims(built.claims))
     click.echo("wrote " + ", ".join(str(path) for path in written.values()))
 
 
@@ -204,13 +204,14 @@ def compare(runs: tuple[Path, ...], between: tuple[str, str] | None, graphs: tup
     sssp-bench compare results/before results/after           # what a change moved, per graph and variant
     sssp-bench compare results/RUN --between workfront hbf    # hbf against workfront on every graph
     """
-    from . import compare as comparing
+    from .report.text import format_comparison
+    from .results.compare import CompareOptions, compare_runs, write_comparison_csv
 
-    options = comparing.CompareOptions(min_change=min_change, confidence=confidence)
-    comparison = comparing.compare_runs(list(runs), between=between, graphs=graphs, options=options)
-    click.echo(comparing.format_comparison(comparison, options))
+    options = CompareOptions(min_change=min_change, confidence=confidence)
+    comparison = compare_runs(list(runs), between=between, graphs=graphs, options=options)
+    click.echo(format_comparison(comparison, options))
     if csv_path is not None:
-        comparing.write_comparison_csv(comparison, csv_path)
+        write_comparison_csv(comparison, csv_path)
         click.echo(f"wrote {csv_path}")
     if fail_on_slower and (comparison["verdict"] == "slower").any():
         sys.exit(1)
