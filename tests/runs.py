@@ -127,3 +127,9 @@ def timed(graph, variant, scale, run_id="r1", jitter=0.0, sources=range(20), **f
     """Solves of `variant` on every source, time = difficulty x scale (x 1 +- jitter, alternating), in ms."""
     return [solve(graph, variant, DIFFICULTY[i % 20] * scale * (1 + jitter * (-1) ** i) / 1e3, device="gpu",
                   source=source, run_id=run_id, **fields) for i, source in enumerate(sources)]
+
+
+def row_of(summary, graph, variant):
+    match = summary[(summary["graph"] == graph) & (summary["variant"] == variant)]
+    assert len(match) == 1, f"{graph}/{variant}: {len(match)} rows"
+    return match.iloc[0]
