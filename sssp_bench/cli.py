@@ -121,8 +121,8 @@ def generate(spec: str, params: tuple[str, ...], output: Path | None, weights: s
 @click.option("--graph", "graph_labels", multiple=True, metavar="LABEL",
               help="Run only this graph of the config (repeatable); `report RUN1 RUN2` merges split runs.")
 @click.option("--variant", "variant_names", multiple=True, metavar="NAME",
-              help="Run only this variant of the config (repeatable); an entry's label (its implementation's name "
-                   "when it has none) takes all its swept variants; an entry with a label answers only to that.")
+              help="Run only this variant of the config (repeatable): a variant's name, else an entry's label (all "
+                   "its swept variants), else an implementation's name (all its variants).")
 @click.option("--report/--no-report", "write_report", default=False, help="Write the report when the run ends.")
 @click.option("--progress/--no-progress", default=True, help="Show a progress line on a terminal.")
 def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: Path | None,
