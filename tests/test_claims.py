@@ -1,5 +1,5 @@
-"""results/claims.py: a config's `targets` say what a paper found (an ordering) or an issue asks (an efficiency), and the
-report judges each on the run's verified solves, paired by source as `compare` judges a change."""
+"""results/claims.py: a config's `targets` say what a paper found (an ordering) or an issue asks (an efficiency),
+and the report judges each on the run's verified solves, paired by source as `compare` judges a change."""
 
 import numpy as np
 import pytest

@@ -11,10 +11,10 @@ Two kinds, from the config's `targets` (run/config.py):
 
 A claim's names stand for variants by names.py's rule; one that stands for several (an implementation's variants,
 such as bfs-vwarp's warp sizes, or an entry's label whose parameters are swept) means the fastest of them on the
-graph by median time, the way a paper's table gives a comparator's best setting. A claim whose variants did not run on the graph, or have no
-verified solve (or no floor, for efficiency), is "not measured": neither met nor failed; a graph or variant the
-run did not include (`run --graph`, `--variant`) is left out. Each run is judged on its own rows; merged runs are
-not pooled.
+graph by median time, the way a paper's table gives a comparator's best setting. A claim whose variants did not
+run on the graph, or have no verified solve (or no floor, for efficiency), is "not measured": neither met nor
+failed; a graph or variant the run did not include (`run --graph`, `--variant`) is left out. Each run is judged on
+its own rows; merged runs are not pooled.
 """
 
 from __future__ import annotations

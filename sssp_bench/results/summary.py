@@ -23,7 +23,8 @@ from .names import name_for, stands_for
 from .schema import FAILURE_OUTCOMES, solve_outcome
 
 SUMMARY_COLUMNS = [
-    "run_id", "graph", "stand_in_for", "stand_in", "variant", "implementation", "device", "kind", "solves", "verified", "verified_total",
+    "run_id", "graph", "stand_in_for", "stand_in", "variant", "implementation", "device", "kind", "solves", "verified",
+    "verified_total",
     "failures", "time_median_ms", "time_min_ms", "time_q25_ms", "time_q75_ms", "time_iqr_ms",
     "end_to_end_median_ms", "mteps_median", "reached_arcs_median", "efficiency", "floor_median_ms", "speedup",
     "baseline", "baseline_run_id",

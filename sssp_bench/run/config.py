@@ -275,7 +275,8 @@ def _validate(data: dict[str, Any], locator: _Locator, default_name: str) -> Con
         # the report divides by exactly one variant per graph (results/names.py)
         named = stands_for(baseline, _variant_implementations(variants)) if isinstance(baseline, str) else []
         if not named:
-            raise locator.fail("baseline", f"{baseline!r} is not one of the implementations run: {', '.join(variant_names)}")
+            raise locator.fail("baseline",
+                               f"{baseline!r} is not one of the implementations run: {', '.join(variant_names)}")
         if len(named) > 1:
             raise locator.fail("baseline", f"{baseline!r} stands for {len(named)} variants ({', '.join(named)}); "
                                            "name one of them")

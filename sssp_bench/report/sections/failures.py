@@ -45,7 +45,8 @@ def _failure_lines(report: Report) -> list[str]:
             shown = ", ".join(str(s) for s in sources[:5]) + (", ..." if len(sources) > 5 else "")
             source_text = f" (source{'s' if len(sources) > 1 else ''} {shown})"
         message = message or OUTCOME_EXPLANATIONS.get(outcome, "")
-        lines.append(f"- **{where}**: {outcome}{count}{source_text}" + (f": {markdown_cell(message)}" if message else ""))
+        explained = f": {markdown_cell(message)}" if message else ""
+        lines.append(f"- **{where}**: {outcome}{count}{source_text}{explained}")
     return lines
 
 

@@ -24,7 +24,8 @@ def section(report: Report) -> list[str]:
         lines += ["| graph | variant | kind | device | verified | median (IQR) ms | min ms | MTEPS | efficiency | "
                   "speedup | prepare ms |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
         for row in summary.itertuples(index=False):
-            timing = "-" if not row.verified else f"{format_number(row.time_median_ms)} ({format_number(row.time_iqr_ms)})"
+            timing = ("-" if not row.verified
+                      else f"{format_number(row.time_median_ms)} ({format_number(row.time_iqr_ms)})")
             lines.append(
                 f"| {markdown_cell(graph_cell(row.graph, row.stand_in_for))} | {markdown_cell(row.variant)} | "
                 f"{markdown_cell(row.kind or '-')} | {markdown_cell(row.device or '-')} | "

@@ -24,7 +24,8 @@ def section(report: Report) -> list[str]:
             f"{markdown_cell(constants.get('device') or 'GPU')}: copy bandwidth "
             f"{format_number(constants.get('copy_bandwidth_gbs'))} GB/s (read + written), dependent global load "
             f"{format_number(constants.get('chain_latency_ns'))} ns."
-            if constants.get("available") else f"not measured: {markdown_cell(constants.get('reason') or 'no reason given')}."))
+            if constants.get("available")
+            else f"not measured: {markdown_cell(constants.get('reason') or 'no reason given')}."))
         lines.append("")
         graphs = [(label, info.get("roofline")) for label, info in (manifest.get("graphs") or {}).items()
                   if isinstance(info, dict) and isinstance(info.get("roofline"), dict)]
@@ -34,7 +35,8 @@ def section(report: Report) -> list[str]:
                   "|---|---:|---:|---:|---:|---|"]
         for label, record in graphs:
             if not record.get("available"):
-                lines.append(f"| {markdown_cell(label)} | not measured: {markdown_cell(record.get('reason') or '-')} | | | | |")
+                reason = markdown_cell(record.get("reason") or "-")
+                lines.append(f"| {markdown_cell(label)} | not measured: {reason} | | | | |")
                 continue
             per_source = record.get("per_source") or []
             depths = [item["hop_depth"] for item in per_source if item.get("hop_depth") is not None]

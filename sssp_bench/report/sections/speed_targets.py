@@ -24,11 +24,13 @@ def section(report: Report) -> list[str]:
         targets = manifest["config"]["targets"]
         scale, device = target_scale(manifest)
         scale_text = f"x {scale:.2f}" if scale else "unknown (no matching GPU: not checked)"
-        lines.append(f"Run {markdown_cell(manifest['run_id'])}: {markdown_cell(targets.get('source') or 'paper numbers')}; "
+        source = markdown_cell(targets.get("source") or "paper numbers")
+        lines.append(f"Run {markdown_cell(manifest['run_id'])}: {source}; "
                      f"scaled by memory bandwidth, {markdown_cell(device)} / {targets['paper_bandwidth_gbs']:g} GB/s = "
                      f"{scale_text}.")
         lines.append("")
-    lines += ["| graph | implementation | paper MTEPS | target MTEPS | measured MTEPS | met |", "|---|---|---:|---:|---:|---|"]
+    lines += ["| graph | implementation | paper MTEPS | target MTEPS | measured MTEPS | met |",
+              "|---|---|---:|---:|---:|---|"]
     papers = paper_mteps(report.runs)
     for row in report.summary.itertuples(index=False):
         paper = papers.get((str(row.run_id), row.graph, str(row.variant)))
