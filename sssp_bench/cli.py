@@ -121,8 +121,8 @@ def generate(spec: str, params: tuple[str, ...], output: Path | None, weights: s
 @click.option("--graph", "graph_labels", multiple=True, metavar="LABEL",
               help="Run only this graph of the config (repeatable); `report RUN1 RUN2` merges split runs.")
 @click.option("--variant", "variant_names", multiple=True, metavar="NAME",
-              help="Run only this variant of the config (repeatable); an entry's label (its implementation's name "
-                   "when it has none) takes all its swept variants; an entry with a label answers only to that.")
+              help="Run only this variant of the config (repeatable): a variant's name, else an entry's label (all "
+                   "its swept variants), else an implementation's name (all its variants).")
 @click.option("--report/--no-report", "write_report", default=False, help="Write the report when the run ends.")
 @click.option("--progress/--no-progress", default=True, help="Show a progress line on a terminal.")
 def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: Path | None,
@@ -238,14 +238,14 @@ def report(runs: tuple[Path, ...], out_dir: Path | None) -> None:
 
 
 def _report(runs: list[Path], out_dir: Path | None) -> None:
-    from . import claims
-    from . import report as reporting
+    from .report import build_report, write_report
+    from .report.text import format_claims, format_table
 
-    built = reporting.build_report(runs)
-    written = reporting.write_report(built, out_dir)
-    click.echo(reporting.format_table(built.summary))
+    built = build_report(runs)
+    written = write_report(built, out_dir)
+    click.echo(format_table(built.summary))
     if not built.claims.empty:
-        click.echo(claims.format_claims(built.claims))
+        click.echo(format_claims(built.claims))
     click.echo("wrote " + ", ".join(str(path) for path in written.values()))
 
 
@@ -270,13 +270,14 @@ def compare(runs: tuple[Path, ...], between: tuple[str, str] | None, graphs: tup
     sssp-bench compare results/before results/after           # what a change moved, per graph and variant
     sssp-bench compare results/RUN --between workfront hbf    # hbf against workfront on every graph
     """
-    from . import compare as comparing
+    from .report.text import format_comparison
+    from .results.compare import CompareOptions, compare_runs, write_comparison_csv
 
-    options = comparing.CompareOptions(min_change=min_change, confidence=confidence)
-    comparison = comparing.compare_runs(list(runs), between=between, graphs=graphs, options=options)
-    click.echo(comparing.format_comparison(comparison, options))
+    options = CompareOptions(min_change=min_change, confidence=confidence)
+    comparison = compare_runs(list(runs), between=between, graphs=graphs, options=options)
+    click.echo(format_comparison(comparison, options))
     if csv_path is not None:
-        comparing.write_comparison_csv(comparison, csv_path)
+        write_comparison_csv(comparison, csv_path)
         click.echo(f"wrote {csv_path}")
     if fail_on_slower and (comparison["verdict"] == "slower").any():
         sys.exit(1)

@@ -1,15 +1,15 @@
-"""claims.py: a config's `targets` say what a paper found (an ordering) or an issue asks (an efficiency), and the
-report judges each on the run's verified solves, paired by source as `compare` judges a change."""
+"""results/claims.py: a config's `targets` say what a paper found (an ordering) or an issue asks (an efficiency),
+and the report judges each on the run's verified solves, paired by source as `compare` judges a change."""
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from sssp_bench.claims import format_claims, judge
+from runs import DIFFICULTY, manifest, solve, timed, write_run
 from sssp_bench.cli import cli
 from sssp_bench.report import write_report
-from test_compare import DIFFICULTY, timed
-from test_report import manifest, solve, write_run
+from sssp_bench.report.text import format_claims
+from sssp_bench.results.claims import judge
 
 
 def claiming_run(tmp_path, rows, efficiency=None, faster_than=None, run_id="r1"):

@@ -1,24 +1,15 @@
-"""compare.py on small hand-written run directories: paired verdicts, run against run, unpaired, errors, CLI."""
+"""results/compare.py on small hand-written run directories: paired verdicts, run against run, unpaired, errors, CLI."""
 
 import csv
 
 import pytest
 from click.testing import CliRunner
 
+from runs import manifest, solve, timed, write_run
 from sssp_bench.cli import cli
-from sssp_bench.compare import CompareOptions, compare_runs, format_comparison
 from sssp_bench.errors import UserError
-from test_report import manifest, solve, write_run
-
-# Per-source difficulty spread over 2x, as sources of one graph are: a paired test sees through it.
-DIFFICULTY = [1.0 + 0.05 * ((7 * i) % 20) for i in range(20)]
-
-
-def timed(graph, variant, scale, run_id="r1", jitter=0.0, sources=range(20), **fields):
-    """Solves of `variant` on every source, time = difficulty x scale (x 1 +- jitter, alternating), in ms."""
-    return [solve(graph, variant, DIFFICULTY[i % 20] * scale * (1 + jitter * (-1) ** i) / 1e3, device="gpu",
-                  source=source, run_id=run_id, **fields) for i, source in enumerate(sources)]
-
+from sssp_bench.report.text import format_comparison
+from sssp_bench.results.compare import CompareOptions, compare_runs
 
 def one_run(tmp_path, rows, run_id="r1"):
     return write_run(tmp_path / run_id, manifest(run_id, baseline=None), rows)

@@ -178,7 +178,7 @@ def test_the_runner_certifies_gpu_solves_on_the_device_and_records_the_roofline(
                 assert row["floor_s"] == floors[row["source"]] and row["floor_s"] > 0
                 assert row["reached_arcs"] == next(item["reached_arcs"] for item in record["per_source"]
                                                    if item["source"] == row["source"])
-    from sssp_bench.report import summarize
+    from sssp_bench.results.summary import summarize
 
     summary = summarize(outcome.run_dir)
     assert summary["efficiency"].notna().all()

@@ -1,203 +1,17 @@
-"""report.py on small hand-written run directories: numbers checked by hand, failures, files, merging."""
+"""The report on small hand-written run folders: its tables, notes, failures, files and chart, merged runs."""
 
-import json
 import math
 
 import pandas as pd
 import pytest
 
-from sssp_bench.errors import UserError
-from sssp_bench.report import format_table, load_run, summarize, write_report
+from runs import manifest, prepare, row_of, solve, standard_rows, write_run
+from sssp_bench.report import write_report
+from sssp_bench.report.text import format_table
+from sssp_bench.results.summary import summarize
 
 
-def manifest(run_id, baseline="cpu-dijkstra", graphs=None, status="complete", **extra):
-    return {
-        "run_id": run_id,
-        "config": {"name": "unit-test"},
-        "config_hash": "abc123def4567890",
-        "config_path": "configs/unit-test.yaml",
-        "started": "2025-01-01T00:00:00+00:00",
-        "finished": "2025-01-01T00:01:00+00:00",
-        "status": status,
-        "baseline": baseline,
-        "provenance": {
-            "host": "testhost",
-            "os": "Linux-test",
-            "python": "3.11.7 (CPython)",
-            "cpu": {"model": "Test CPU", "logical_cores": 8},
-            "memory_total_bytes": 16 * 2**30,
-            "packages": {"sssp_bench": "0.1.0", "numpy": "2.0"},
-            "git": {"commit": "0123456789abcdef0123456789abcdef01234567", "dirty": True},
-            "gpu": {"available": False, "reason": "CuPy not installed"},
-        },
-        "graphs": graphs if graphs is not None else {
-            "g1": {"n": 100, "m": 1000, "directed": True, "weighted": True, "provenance": {}},
-            "g2": {"n": 50, "m": 200, "directed": False, "weighted": False, "provenance": {}},
-        },
-        **extra,
-    }
-
-
-def solve(graph, implementation, time_s, status="ok", certificate=True, reference=None, kind="sssp",
-          device="cpu", variant=None, source=0, message="", reached_arcs=1000, run_id="r1"):
-    return {
-        "run_id": run_id, "phase": "solve", "graph": graph, "implementation": implementation,
-        "variant": variant or implementation, "params": {}, "device": device, "kind": kind,
-        "source": source, "source_index": source, "repetition": 0, "status": status, "message": message,
-        "time_s": time_s, "end_to_end_s": None if time_s is None else time_s * 1.5,
-        "reached_vertices": 10, "reached_arcs": reached_arcs,
-        "mteps": None if not time_s else reached_arcs / time_s / 1e6,
-        "certificate": certificate, "reference": reference, "counters": {},
-    }
-
-
-def prepare(graph, implementation, time_s, status="ok", message="", device="cpu", kind="sssp", run_id="r1"):
-    return {
-        "run_id": run_id, "phase": "prepare", "graph": graph, "implementation": implementation,
-        "variant": implementation, "params": {}, "device": device, "kind": kind, "source": None,
-        "source_index": None, "repetition": 0, "status": status, "message": message, "time_s": time_s,
-        "end_to_end_s": None, "reached_vertices": None, "reached_arcs": None, "mteps": None,
-        "certificate": None, "reference": None, "counters": {},
-    }
-
-
-def write_run(directory, run_manifest, rows, trailing=""):
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "manifest.json").write_text(json.dumps(run_manifest))
-    text = "".join(json.dumps(row) + "\n" for row in rows) + trailing
-    (directory / "rows.jsonl").write_text(text)
-    return directory
-
-
-def standard_rows(run_id="r1"):
-    """g1: baseline 10/20/30/40 ms, gpu-x 1..5 ms plus a wrong answer and an unchecked solve.
-    g2: baseline times out everywhere; gpu-x is verified."""
-    rows = [prepare("g1", "cpu-dijkstra", 0.002, run_id=run_id)]
-    rows += [solve("g1", "cpu-dijkstra", t, source=i, run_id=run_id) for i, t in enumerate([0.010, 0.020, 0.030, 0.040])]
-    rows += [prepare("g1", "gpu-x", 0.5, device="gpu", run_id=run_id)]
-    rows += [solve("g1", "gpu-x", t, device="gpu", source=i, run_id=run_id) for i, t in enumerate([0.001, 0.002, 0.003, 0.004, 0.005])]
-    rows += [solve("g1", "gpu-x", 0.0001, status="wrong_answer", certificate=False, device="gpu", source=7,
-                   message="distance of vertex 3 is 5, expected 4", run_id=run_id)]
-    rows += [solve("g1", "gpu-x", 0.0001, certificate=None, device="gpu", source=8, run_id=run_id)]
-    rows += [solve("g2", "cpu-dijkstra", None, status="timeout", certificate=None, source=i,
-                   message="exceeded 60 s", run_id=run_id) for i in range(2)]
-    rows += [solve("g2", "gpu-x", 0.002, device="gpu", run_id=run_id)]
-    return rows
-
-
-def row_of(summary, graph, variant):
-    match = summary[(summary["graph"] == graph) & (summary["variant"] == variant)]
-    assert len(match) == 1, f"{graph}/{variant}: {len(match)} rows"
-    return match.iloc[0]
-
-
-# ---------------------------------------------------------------------------------------------- loading
-
-
-def test_load_run_reads_manifest_and_rows(tmp_path):
-    run = write_run(tmp_path / "r1", manifest("r1"), standard_rows())
-    run_manifest, rows = load_run(run)
-    assert run_manifest["run_id"] == "r1"
-    assert len(rows) == len(standard_rows())
-    assert set(rows["phase"]) == {"prepare", "solve"}
-    assert rows.attrs["partial_last_line"] is False
-
-
-def test_partial_trailing_line_is_ignored(tmp_path):
-    run = write_run(tmp_path / "r1", manifest("r1"), standard_rows(), trailing='{"run_id": "r1", "phase": "so')
-    _, rows = load_run(run)
-    assert len(rows) == len(standard_rows())
-    assert rows.attrs["partial_last_line"] is True
-    assert "cut off" in (run / write_report(run)["markdown"].name).read_text()
-
-
-def test_corrupt_middle_line_is_refused_with_file_and_line(tmp_path):
-    run = write_run(tmp_path / "r1", manifest("r1"), [])
-    rows = [json.dumps(r) for r in standard_rows()]
-    rows.insert(2, "{not json")
-    (run / "rows.jsonl").write_text("\n".join(rows) + "\n")
-    with pytest.raises(UserError, match=r"rows\.jsonl:3: not valid JSON"):
-        load_run(run)
-
-
-def test_row_missing_a_field_is_refused(tmp_path):
-    bad = solve("g1", "cpu-dijkstra", 0.01)
-    del bad["graph"]
-    run = write_run(tmp_path / "r1", manifest("r1"), [solve("g1", "cpu-dijkstra", 0.01), bad])
-    with pytest.raises(UserError, match=r"rows\.jsonl:2: row has no 'graph'"):
-        load_run(run)
-
-
-def test_missing_files_are_refused(tmp_path):
-    with pytest.raises(UserError, match="no such run directory"):
-        load_run(tmp_path / "nowhere")
-    (tmp_path / "empty").mkdir()
-    with pytest.raises(UserError, match="manifest.json"):
-        load_run(tmp_path / "empty")
-    (tmp_path / "empty" / "manifest.json").write_text(json.dumps(manifest("r1")))
-    with pytest.raises(UserError, match="rows.jsonl"):
-        load_run(tmp_path / "empty")
-    (tmp_path / "bad").mkdir()
-    (tmp_path / "bad" / "manifest.json").write_text("{\n  oops")
-    with pytest.raises(UserError, match=r"manifest\.json:2: not valid JSON"):
-        load_run(tmp_path / "bad")
-
-
-# ---------------------------------------------------------------------------------------------- summary
-
-
-def test_statistics_by_hand(tmp_path):
-    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), standard_rows()))
-    base = row_of(summary, "g1", "cpu-dijkstra")
-    assert base.verified_total == "4/4"
-    assert base.time_median_ms == pytest.approx(25.0)
-    assert base.time_min_ms == pytest.approx(10.0)
-    assert base.time_iqr_ms == pytest.approx(15.0)  # q75 32.5 - q25 17.5, linear interpolation
-    assert base.speedup == pytest.approx(1.0)
-    assert base.prepare_ms == pytest.approx(2.0)
-    assert base.mteps_median == pytest.approx((0.05 + 1 / 30) / 2)  # median of 0.1, 0.05, 0.0333, 0.025
-
-    gpu = row_of(summary, "g1", "gpu-x")
-    # The wrong answer and the unchecked solve are counted but never timed: median stays 3 ms, not 2.5.
-    assert (gpu.solves, gpu.verified, gpu.verified_total) == (7, 5, "5/7")
-    assert gpu.time_median_ms == pytest.approx(3.0)
-    assert gpu.time_min_ms == pytest.approx(1.0)
-    assert gpu.time_iqr_ms == pytest.approx(2.0)
-    assert gpu.end_to_end_median_ms == pytest.approx(4.5)
-    assert gpu.mteps_median == pytest.approx(1000 / 0.003 / 1e6)
-    assert gpu.reached_arcs_median == 1000
-    assert gpu.speedup == pytest.approx(25.0 / 3.0)
-    assert gpu.baseline == "cpu-dijkstra"
-    assert gpu.prepare_ms == pytest.approx(500.0)
-    assert gpu.n_wrong_answer == 1 and gpu.n_unchecked == 1 and gpu.n_timeout == 0
-    assert "wrong_answer 1" in gpu.failures and "unchecked 1" in gpu.failures
-
-
-def test_failed_baseline_leaves_speedup_empty(tmp_path):
-    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), standard_rows()))
-    base = row_of(summary, "g2", "cpu-dijkstra")
-    assert base.verified_total == "0/2" and base.n_timeout == 2
-    assert math.isnan(base.time_median_ms) and math.isnan(base.speedup)
-    gpu = row_of(summary, "g2", "gpu-x")
-    assert gpu.time_median_ms == pytest.approx(2.0)
-    assert math.isnan(gpu.speedup)
-    assert "no verified solve" in gpu.speedup_note
-
-
-def test_missing_baseline_rows_leave_speedup_empty(tmp_path):
-    rows = [solve("g1", "gpu-x", 0.002, device="gpu")]
-    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), rows))
-    assert math.isnan(summary.iloc[0].speedup)
-    assert "did not run" in summary.iloc[0].speedup_note
-
-
-def test_reference_mismatch_is_not_verified(tmp_path):
-    rows = [solve("g1", "cpu-dijkstra", 0.01), solve("g1", "cpu-dijkstra", 0.02, reference=False),
-            solve("g1", "cpu-dijkstra", 0.03, reference=True)]
-    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), rows))
-    row = summary.iloc[0]
-    assert row.verified_total == "2/3" and row.n_reference_mismatch == 1
-    assert row.time_median_ms == pytest.approx(20.0)  # median of 10 and 30
+# ---------------------------------------------------------------------------------------------- results
 
 
 def test_all_failures_show_zero_of_n_and_no_timing(tmp_path):
@@ -239,16 +53,6 @@ def test_bfs_and_sssp_mixed(tmp_path):
     assert "gpu-bfs" in write_report(run)["markdown"].read_text()
 
 
-def test_swept_variants_and_one_graph(tmp_path):
-    rows = [solve("g1", "cpu-dijkstra", 0.012)]
-    rows += [solve("g1", "hbf", 0.003, variant="hbf[dedup64=false]", device="gpu"),
-             solve("g1", "hbf", 0.004, variant="hbf[dedup64=true]", device="gpu")]
-    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), rows))
-    assert list(summary["variant"]) == ["cpu-dijkstra", "hbf[dedup64=false]", "hbf[dedup64=true]"]
-    assert row_of(summary, "g1", "hbf[dedup64=false]").speedup == pytest.approx(4.0)
-    assert row_of(summary, "g1", "hbf[dedup64=true]").implementation == "hbf"
-
-
 # ---------------------------------------------------------------------------------------------- merging
 
 
@@ -280,12 +84,6 @@ def test_merged_runs_borrow_a_baseline_measured_elsewhere(tmp_path):
     text = paths["markdown"].read_text()
     assert "# sssp-bench report: cpu-run, gpu-run" in text
     assert "another of the merged runs" in text
-
-
-def test_same_run_twice_is_refused(tmp_path):
-    run = write_run(tmp_path / "r1", manifest("r1"), standard_rows())
-    with pytest.raises(UserError, match="given twice"):
-        summarize([run, run])
 
 
 # ---------------------------------------------------------------------------------------------- output
@@ -382,14 +180,6 @@ def test_speed_targets_are_scaled_by_bandwidth_and_checked(tmp_path):
     assert "## Speed targets" in markdown and "x 16.67" in markdown and "| **no** |" in markdown
 
 
-def test_speed_targets_without_a_matching_gpu_are_not_checked(tmp_path):
-    targets = {"source": "t", "paper_bandwidth_gbs": 288.0, "device_bandwidth_gbs": {"H100": 3350.0},
-               "mteps": {"g1": {"gpu-x": 0.01}}}
-    summary = summarize(write_run(tmp_path / "r1", manifest("r1", config={"name": "u", "targets": targets}),
-                                  standard_rows()))
-    assert row_of(summary, "g1", "gpu-x")["target_met"] is None
-
-
 # ---------------------------------------------------------------------------------------------- stand-ins
 
 
@@ -419,13 +209,34 @@ def test_a_stand_in_graph_is_marked_in_every_table(tmp_path):
     assert "asia.osm †" in table and "† a synthetic stand-in" in table
 
 
-def test_rows_alone_mark_a_stand_in_when_the_manifest_is_older(tmp_path):
-    rows = [dict(solve("g1", "cpu-dijkstra", 0.01), stand_in_for="asia.osm", stand_in="road:n=400")]
-    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), rows))
-    assert row_of(summary, "g1", "cpu-dijkstra")["stand_in"] == "road:n=400"
-
-
 def test_real_graphs_are_not_marked(tmp_path):
     summary = summarize(write_run(tmp_path / "r1", manifest("r1"), standard_rows()))
     assert set(summary["stand_in_for"]) == {""}
     assert "†" not in format_table(summary)
+
+
+# ---------------------------------------------------------------------------------------------- sections
+
+
+def test_report_md_is_its_sections_in_order(tmp_path):
+    run = write_run(tmp_path / "r1", manifest("r1"), standard_rows())
+    text = write_report(run)["markdown"].read_text()
+    headings = [line for line in text.splitlines() if line.startswith("#")]
+    assert headings == ["# sssp-bench report: r1", "## Provenance", "## Graphs (Table 1)", "## Results",
+                        "## Failures", "## Metrics"]  # no roofline, targets or claims in this run
+
+
+def test_a_new_section_is_one_function_in_the_list(tmp_path, monkeypatch):
+    import sssp_bench.report as reporting
+    from sssp_bench.report.sections import SECTIONS
+
+    def fastest(report):
+        """A paper's own section: the fastest variant per graph, from the summary."""
+        timed = report.summary.dropna(subset=["time_median_ms"])
+        best = [(graph, rows.loc[rows["time_median_ms"].idxmin(), "variant"])
+                for graph, rows in timed.groupby("graph", sort=False)]
+        return ["## Fastest", "", *(f"- {graph}: {variant}" for graph, variant in best), ""]
+
+    monkeypatch.setattr(reporting, "SECTIONS", (*SECTIONS[:-1], fastest, SECTIONS[-1]))
+    text = write_report(write_run(tmp_path / "r1", manifest("r1"), standard_rows()))["markdown"].read_text()
+    assert "## Fastest\n\n- g1: gpu-x\n- g2: gpu-x\n\n## Metrics" in text

@@ -16,7 +16,9 @@ from sssp_bench.cli import cli
 from sssp_bench.run.config import parse_config
 from sssp_bench.graph.csr import from_arcs
 from sssp_bench.gpu import runtime
-from sssp_bench.report import format_table, summarize, write_report
+from sssp_bench.report import write_report
+from sssp_bench.report.text import format_table
+from sssp_bench.results.summary import summarize
 from sssp_bench.run.runner import start_run
 
 # ---------------------------------------------------------------------------------------------- arithmetic

@@ -38,7 +38,8 @@ Per-graph parameters: a graph entry's `params` maps a variant name to parameters
 this graph only (a paper that tuned its knobs per graph, as BFS-4K's Table 2 did). The variant keeps its name;
 its rows record the parameters it ran with. A swept parameter cannot be replaced: the sweep is the point.
 
-Targets: what a paper measured or an issue asks of the run, which the report checks (see report.py, claims.py):
+Targets: what a paper measured or an issue asks of the run, which the report checks (results/summary.py,
+results/claims.py):
 
     targets:
       source: "H-BF paper, Table 2 (GTX 780, 288 GB/s)"
@@ -49,8 +50,9 @@ Targets: what a paper measured or an issue asks of the run, which the report che
       faster_than:                                         # a paper's ordering, judged paired by source
         - {variant: hbf, than: [lonestar, workfront], graphs: [rmat.3Mv.20Me, flickr]}
 
-A name that stands for several variants on a graph (an implementation, or a label whose entry sweeps a parameter)
-means the fastest of them there; `graphs` defaults to every graph of the config.
+A name in `baseline`, `targets` or `run --variant` stands for variants by one rule (results/names.py: the variant of
+that name, else the sweep of the entry it labels, else the implementation's variants), which also says what each
+does with a name that stands for several; `graphs` defaults to every graph of the config.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ import yaml
 
 from .. import impls
 from ..errors import ConfigError, UserError
+from ..results.names import stands_for
 
 TOP_LEVEL_KEYS = {
     "name", "description", "graphs", "implementations", "sources", "repetitions", "warmup", "weights",
@@ -147,17 +150,18 @@ def select_graphs(config: Config, labels: list[str]) -> Config:
 
 def select_variants(config: Config, names: list[str]) -> Config:
     """The config restricted to these variants (in the config's order), e.g. to run again only the implementation
-    whose kernel changed. A name is a variant's ("bfs-vwarp[warp_size=4]") or an entry's label or implementation,
-    which takes all its swept variants ("bfs-vwarp"). Part of the config's hash, like a graph selection; the
-    report borrows the baseline from a merged run when this one did not run it."""
-    def named(variant: Variant, name: str) -> bool:
-        return variant.name == name or variant.name.startswith(name + "[")
-
+    whose kernel changed. A name takes every variant it stands for (results/names.py): a variant's own name
+    ("bfs-vwarp[warp_size=4]"), else an entry's label with all its swept variants, else an implementation's name
+    with all its variants ("bfs-vwarp"). Part of the config's hash, like a graph selection; the report borrows
+    the baseline from a merged run when this one did not run it."""
+    variants = _variant_implementations(config.variants)
+    chosen: set[str] = set()
     for name in names:
-        if not any(named(variant, name) for variant in config.variants):
-            known = ", ".join(variant.name for variant in config.variants)
-            raise ConfigError(f"{config.path}: no variant named {name!r} (variants: {known})")
-    config.variants = [variant for variant in config.variants if any(named(variant, name) for name in names)]
+        named = stands_for(name, variants)
+        if not named:
+            raise ConfigError(f"{config.path}: no variant named {name!r} (variants: {', '.join(variants)})")
+        chosen.update(named)
+    config.variants = [variant for variant in config.variants if variant.name in chosen]
     config.raw["selected_variants"] = [variant.name for variant in config.variants]
     return config
 
@@ -267,8 +271,15 @@ def _validate(data: dict[str, Any], locator: _Locator, default_name: str) -> Con
     variant_names = [variant.name for variant in variants]
     baseline_default = "cpu-dijkstra" if "cpu-dijkstra" in variant_names else None
     baseline = data.get("baseline", baseline_default)
-    if baseline is not None and baseline not in variant_names:
-        raise locator.fail("baseline", f"{baseline!r} is not one of the implementations run: {', '.join(variant_names)}")
+    if baseline is not None:
+        # the report divides by exactly one variant per graph (results/names.py)
+        named = stands_for(baseline, _variant_implementations(variants)) if isinstance(baseline, str) else []
+        if not named:
+            raise locator.fail("baseline",
+                               f"{baseline!r} is not one of the implementations run: {', '.join(variant_names)}")
+        if len(named) > 1:
+            raise locator.fail("baseline", f"{baseline!r} stands for {len(named)} variants ({', '.join(named)}); "
+                                           "name one of them")
 
     time_limit = data.get("time_limit", 600)
     if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or time_limit <= 0:
@@ -300,6 +311,12 @@ def _raw_graph(entry: GraphEntry) -> dict[str, Any]:
     if entry.params:
         raw["params"] = entry.params
     return raw
+
+
+def _variant_implementations(variants: list[Variant]) -> dict[str, str]:
+    """Variant name -> implementation, in the config's order: what a name in the config stands for is resolved
+    against these (results/names.py)."""
+    return {variant.name: variant.implementation for variant in variants}
 
 
 def _check_graph_params(entries: list[Any], graphs: list[GraphEntry], variants: list[Variant],
@@ -337,7 +354,7 @@ def _swept_parameters(variants: list[Variant]) -> dict[str, set[str]]:
 def _targets(targets: Any, graphs: list[GraphEntry], variants: list[Variant], locator: _Locator) -> dict | None:
     """Speed goals (the module docstring's `targets`): `mteps` maps graph label -> variant -> the paper's MTEPS,
     which the report scales by device bandwidth / paper bandwidth (`device_bandwidth_gbs` maps a GPU name
-    fragment to its GB/s); `efficiency` and `faster_than` are claims the report judges (claims.py)."""
+    fragment to its GB/s); `efficiency` and `faster_than` are claims the report judges (results/claims.py)."""
     if targets is None:
         return None
     if not isinstance(targets, dict):
@@ -355,9 +372,7 @@ def _targets(targets: Any, graphs: list[GraphEntry], variants: list[Variant], lo
             isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 for value in devices.values()):
         raise locator.fail("targets.device_bandwidth_gbs", "expected a mapping of GPU name fragment to GB/s, e.g. {H100: 3350}")
     labels = {graph.label for graph in graphs}
-    # an implementation, a variant, or an entry's label standing for its sweep ("hbf-all-on" for hbf-all-on[...])
-    names = ({variant.implementation for variant in variants} | {variant.name for variant in variants}
-             | {variant.name.split("[", 1)[0] for variant in variants})
+    config_variants = _variant_implementations(variants)
 
     def graph_label(label: Any, key_path: str) -> str:
         if label not in labels:
@@ -365,7 +380,8 @@ def _targets(targets: Any, graphs: list[GraphEntry], variants: list[Variant], lo
         return label
 
     def variant_name(name: Any, key_path: str) -> str:
-        if name not in names:
+        """A name the report resolves (results/names.py): it stands for at least one variant of this config."""
+        if not isinstance(name, str) or not stands_for(name, config_variants):
             raise locator.fail(key_path, "not an implementation of this config, nor a variant's name")
         return name
 

@@ -49,8 +49,7 @@ from ..impls.base import Implementation, SolveResult, canonical_distances
 from ..jsonfile import read_json, write_json_atomic
 from ..progress import Progress
 from ..graph.sources import cached_sources, sources_cache_path
-
-STATUSES = ("ok", "wrong_answer", "timeout", "out_of_memory", "error", "unsupported", "negative_cycle", "unavailable")
+from ..results.schema import MANIFEST_FILE, ROWS_FILE, STATUSES, new_manifest, new_row
 
 
 @dataclass
@@ -85,6 +84,8 @@ class RowWriter:
         self.handle = open(path, "a", encoding="utf-8")
 
     def write(self, row: dict[str, Any]) -> None:
+        if row["status"] not in STATUSES:
+            raise ValueError(f"status {row['status']!r} is not one of the results schema's: {', '.join(STATUSES)}")
         self.handle.write(jsonfile.dumps(row) + "\n")
         self.handle.flush()
 
@@ -133,8 +134,8 @@ class Runner:
                  log: Callable[[str], None] | None = None):
         self.config = config
         self.run_dir = run_dir
-        self.rows_path = run_dir / "rows.jsonl"
-        self.manifest_path = run_dir / "manifest.json"
+        self.rows_path = run_dir / ROWS_FILE
+        self.manifest_path = run_dir / MANIFEST_FILE
         self.log = log or (lambda message: None)
         self.show_progress = show_progress
         self.outcome = RunOutcome(run_dir)
@@ -145,19 +146,19 @@ class Runner:
         if resume:
             self.manifest = json.loads(self.manifest_path.read_text())
         else:
-            self.manifest = {
-                "run_id": run_dir.name,
-                "config": config.raw,
-                "config_hash": config.hash,
-                "config_path": config.path,
-                "started": _now(),
-                "finished": None,
-                "status": "running",
-                "baseline": config.baseline,
-                "provenance": provenance.collect(),
-                "graphs": {},
-                "skipped": {},
-            }
+            self.manifest = new_manifest(
+                run_id=run_dir.name,
+                config=config.raw,
+                config_hash=config.hash,
+                config_path=config.path,
+                started=_now(),
+                finished=None,
+                status="running",
+                baseline=config.baseline,
+                provenance=provenance.collect(),
+                graphs={},
+                skipped={},
+            )
         self.manifest["status"] = "running"
         self.manifest.setdefault("resumed", [])
         if resume:
@@ -484,18 +485,15 @@ class Runner:
 
     def _row(self, label: str, variant: Variant, implementation_class, source, index, repetition) -> dict[str, Any]:
         stand_in_for, stand_in = self.stand_ins.get(label, (None, None))
-        return {
-            "run_id": self.run_dir.name, "phase": "solve", "graph": label,
-            "implementation": variant.implementation, "variant": variant.name, "params": variant.params,
-            "device": implementation_class.device, "kind": implementation_class.kind,
-            "source": source, "source_index": index, "repetition": repetition,
-            "status": "ok", "message": "", "time_s": None, "end_to_end_s": None,
-            "timer": "cuda-event" if implementation_class.device == "gpu" else "host",
-            "reached_vertices": None, "reached_arcs": None, "mteps": None,
-            "certificate": None, "reference": None, "counters": {},
-            "floor_s": None if source is None else self.floors.get((label, source)),
-            "stand_in_for": stand_in_for, "stand_in": stand_in,
-        }
+        return new_row(
+            run_id=self.run_dir.name, phase="solve", graph=label,
+            implementation=variant.implementation, variant=variant.name, params=variant.params,
+            device=implementation_class.device, kind=implementation_class.kind,
+            source=source, source_index=index, repetition=repetition,
+            status="ok", message="", timer="cuda-event" if implementation_class.device == "gpu" else "host",
+            counters={}, floor_s=None if source is None else self.floors.get((label, source)),
+            stand_in_for=stand_in_for, stand_in=stand_in,
+        )
 
     def _write_prepare(self, writer: RowWriter, label: str, variant: Variant, seconds, status: str, message: str):
         implementation_class = impls.get(variant.implementation)
@@ -530,9 +528,9 @@ def start_run(config: Config, run_id: str | None = None, show_progress: bool = T
 
 def resume_run(config: Config, run_dir: Path, show_progress: bool = True,
                log: Callable[[str], None] | None = None) -> RunOutcome:
-    manifest_path = run_dir / "manifest.json"
+    manifest_path = run_dir / MANIFEST_FILE
     if not manifest_path.exists():
-        raise UserError(f"{run_dir}: not a run directory (no manifest.json)")
+        raise UserError(f"{run_dir}: not a run directory (no {MANIFEST_FILE})")
     manifest = read_json(manifest_path)
     if manifest.get("config_hash") != config.hash:
         raise UserError(

@@ -5,7 +5,7 @@ What is compared:
 - two runs (a baseline run, then a new one): every (graph, variant) that ran in both, the new against the
   baseline (did a change to the code or the machine move a number?);
 - `between=(BASE, NEW)`: variant NEW against variant BASE on every graph where both ran, in one run or across
-  merged runs (labels as the report writes them, "run-id/variant" where two runs share a variant).
+  merged runs (labels as load.label_rows writes them, "run-id/variant" where two runs share a variant).
 
 Pairing: the runner draws the same seeded sources for every implementation of a graph, so both sides timed the
 same sources, and a source that is hard for one is usually hard for the other. Only verified solves count, as
@@ -35,9 +35,10 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
-from .errors import UserError
-from .jsonfile import write_text_atomic
-from .report import _as_runs, _label_rows, fixed_width_lines, solve_outcome
+from ..errors import UserError
+from ..jsonfile import write_text_atomic
+from .load import as_runs, label_rows
+from .schema import solve_outcome
 
 MIN_SOLVES = 3
 COMPARISON_COLUMNS = [
@@ -64,9 +65,9 @@ class CompareOptions:
 
 def compare_runs(runs: Any, between: tuple[str, str] | None = None, graphs: Sequence[str] = (),
                  options: CompareOptions = CompareOptions()) -> pd.DataFrame:
-    """One row per comparison (COMPARISON_COLUMNS); `runs` as `report.summarize` takes them."""
-    loaded = _as_runs(runs)
-    rows = verified_times(_label_rows(loaded))
+    """One row per comparison (COMPARISON_COLUMNS); `runs` as load.as_runs takes them."""
+    loaded = as_runs(runs)
+    rows = verified_times(label_rows(loaded))
     if graphs:
         unknown = [graph for graph in graphs if graph not in set(rows["graph"])]
         if unknown:
@@ -89,7 +90,7 @@ def compare_runs(runs: Any, between: tuple[str, str] | None = None, graphs: Sequ
 
 def verified_times(rows: pd.DataFrame) -> pd.DataFrame:
     """run_id, graph, variant, label, source, time_ms of the verified solves, repetitions reduced to a median
-    (`rows` labelled as report._label_rows labels them)."""
+    (`rows` labelled as load.label_rows labels them)."""
     solves = rows[rows["phase"] == "solve"]
     verified = [
         solve_outcome(status, certificate, reference) == "verified" and not math.isnan(time_s)
@@ -194,25 +195,6 @@ def verdict(ratio: float, ci_low: float, ci_high: float, min_change: float) -> s
     if ci_low > 1.0 and ratio >= 1.0 + min_change:
         return "slower"
     return "no clear difference"
-
-
-def format_comparison(comparison: pd.DataFrame, options: CompareOptions = CompareOptions()) -> str:
-    """A fixed-width table and a line on how to read it."""
-    header = ["graph", "base", "new", "base ms", "new ms", "ratio", f"{options.confidence:.0%} interval",
-              "new faster on", "sign p", "verdict"]
-    body = []
-    for row in comparison.itertuples(index=False):
-        interval = "-" if math.isnan(row.ci_low) else f"{row.ci_low:.3f}-{row.ci_high:.3f}"
-        faster_on = row.new_faster_on if row.paired else "unpaired"
-        sign_p = "-" if math.isnan(row.sign_test_p) else f"{row.sign_test_p:.2g}"
-        body.append([row.graph, row.base, row.new, f"{row.base_median_ms:.4g}", f"{row.new_median_ms:.4g}",
-                      f"{row.ratio:.3f}", interval, faster_on, sign_p, row.verdict])
-    right_aligned = [False, False, False, True, True, True, True, True, True, False]
-    table = fixed_width_lines(header, body, right_aligned)
-    table.append(f"ratio = new median / base median over the sources verified on both sides (below 1: new is "
-                 f"faster); a verdict needs the interval to exclude 1 and a change of at least "
-                 f"{options.min_change:.0%}")
-    return "\n".join(table)
 
 
 def write_comparison_csv(comparison: pd.DataFrame, path: str | os.PathLike[str]) -> Path:

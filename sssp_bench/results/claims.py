@@ -1,7 +1,7 @@
 """Claims: what a paper found or an issue asks of a run, judged from the run's rows, so that a report says whether
 a reproduction holds instead of leaving it to whoever reads the tables.
 
-Two kinds, from the config's `targets` (config.py):
+Two kinds, from the config's `targets` (run/config.py):
 - efficiency: variant V reaches at least a fraction F of the roofline floor on graph G. Measured as the report's
   efficiency column (the median over verified solves of floor / time); met when that median is at least F.
 - faster_than: variant V beats each variant it names, on each of its graphs. Judged as `sssp-bench compare
@@ -9,12 +9,12 @@ Two kinds, from the config's `targets` (config.py):
   the other's) with a bootstrap interval; met only on compare's verdict "faster" (the interval below 1 and at
   least min_change faster). A tie ("no clear difference") or "slower" is not met.
 
-A name that stands for several variants on a graph (an implementation's variants, such as bfs-vwarp's warp
-sizes, or an entry's label whose parameters are swept) means the fastest of them there by median time, the way a
-paper's table gives a comparator's best setting. A claim whose variants did not run on the graph, or have no
-verified solve (or no floor, for efficiency), is "not measured": neither met nor failed; a graph or variant the
-run did not include (`run --graph`, `--variant`) is left out. Each run is judged on its own rows; merged runs are
-not pooled.
+A claim's names stand for variants by names.py's rule; one that stands for several (an implementation's variants,
+such as bfs-vwarp's warp sizes, or an entry's label whose parameters are swept) means the fastest of them on the
+graph by median time, the way a paper's table gives a comparator's best setting. A claim whose variants did not
+run on the graph, or have no verified solve (or no floor, for efficiency), is "not measured": neither met nor
+failed; a graph or variant the run did not include (`run --graph`, `--variant`) is left out. Each run is judged on
+its own rows; merged runs are not pooled.
 """
 
 from __future__ import annotations
@@ -25,7 +25,10 @@ from typing import Any
 import pandas as pd
 
 from .compare import CompareOptions, compare_times, source_times, verified_times
-from .report import _as_runs, _label_rows, _md, fixed_width_lines, format_percent, graph_cell, summarize
+from .load import as_runs, label_rows
+from .names import stands_for
+from .numbers import format_percent
+from .summary import run_variants, summarize
 
 CLAIM_COLUMNS = ["run_id", "graph", "stand_in_for", "claim", "variant", "against", "requirement", "measured",
                  "ci_low", "ci_high", "faster_on", "verdict", "met"]
@@ -34,8 +37,8 @@ NOT_MEASURED = "not measured"
 
 def judge(runs: Any, summary: pd.DataFrame | None = None, options: CompareOptions = CompareOptions()) -> pd.DataFrame:
     """One row per claim and graph (CLAIM_COLUMNS), in the config's order; empty when no run's config has claims.
-    `runs` as report.summarize takes them; `summary` is summarize(runs) when the caller has it already."""
-    loaded = _as_runs(runs)
+    `runs` as load.as_runs takes them; `summary` is summarize(runs) when the caller has it already."""
+    loaded = as_runs(runs)
     claiming = [(manifest, rows, targets) for manifest, rows in loaded
                 for targets in [(manifest.get("config") or {}).get("targets") or {}]
                 if targets.get("efficiency") or targets.get("faster_than")]
@@ -43,7 +46,7 @@ def judge(runs: Any, summary: pd.DataFrame | None = None, options: CompareOption
         return pd.DataFrame(columns=CLAIM_COLUMNS)
     if summary is None:
         summary = summarize(loaded)
-    times = verified_times(_label_rows(loaded))
+    times = verified_times(label_rows(loaded))
     records: list[dict[str, Any]] = []
     for manifest, rows, targets in claiming:
         run = _Run(str(manifest["run_id"]), rows, summary, times)
@@ -63,31 +66,19 @@ class _Run:
     def __init__(self, run_id: str, rows: pd.DataFrame, summary: pd.DataFrame, times: pd.DataFrame):
         self.run_id = run_id
         self.graphs = list(dict.fromkeys(rows["graph"]))
-        self.implementation = dict(zip(rows["variant"], rows["implementation"]))
+        self.variants = run_variants(rows)
         self.summary = summary[summary["run_id"] == run_id]
         self.times = times[times["run_id"] == run_id]
 
-    def stands_for(self, name: str) -> list[str]:
-        """The run's variants `name` means, the first rule that finds any: the variant itself; the sweep of the
-        entry it labels (name[key=value]...); the variants of the implementation it names."""
-        variants = list(self.implementation)
-        rules = (lambda variant: variant == name, lambda variant: variant.startswith(f"{name}["),
-                 lambda variant: self.implementation[variant] == name)
-        for rule in rules:
-            chosen = [variant for variant in variants if rule(variant)]
-            if chosen:
-                return chosen
-        return []
-
     def ran(self, name: str) -> bool:
         """Whether the run included a variant `name` stands for (`run --variant` may have left it out)."""
-        return bool(self.stands_for(name))
+        return bool(stands_for(name, self.variants))
 
     def pick(self, name: str, graph: str) -> str | None:
         """The fastest (by median time on `graph`) of the variants `name` stands for; None when none of them has
         a verified solve there."""
         timed = self.times[self.times["graph"] == graph].groupby("variant", sort=False)["time_ms"].median()
-        candidates = timed[timed.index.isin(self.stands_for(name))]
+        candidates = timed[timed.index.isin(stands_for(name, self.variants))]
         return None if candidates.empty else str(candidates.idxmin())
 
     def record(self, graph: str, claim: str, variant: str, **fields: Any) -> dict[str, Any]:
@@ -102,7 +93,7 @@ class _Run:
     def efficiency(self, graph: str, name: str, least: float) -> dict[str, Any]:
         requirement = f"at least {format_percent(least)} of the floor"
         chosen = self.pick(name, graph)
-        # the summary names a variant by its report label (report._label_rows), which the verified times carry
+        # the summary names a variant by its label (load.label_rows), which the verified times carry
         labels = self.times.loc[(self.times["graph"] == graph) & (self.times["variant"] == chosen), "label"]
         row = self.summary[(self.summary["graph"] == graph) & self.summary["variant"].isin(set(labels))]
         value = float(row["efficiency"].iloc[0]) if len(row) else math.nan
@@ -124,62 +115,3 @@ class _Run:
                            measured=result["ratio"], ci_low=result["ci_low"], ci_high=result["ci_high"],
                            faster_on=result["new_faster_on"], verdict=result["verdict"],
                            met=(result["verdict"] == "faster") if judged else None)
-
-
-def _claim_text(row: Any) -> str:
-    if row.claim == "efficiency":
-        return f"{row.variant} reaches {row.requirement}"
-    return f"{row.variant} faster than {row.against}"
-
-
-def _measured_text(row: Any) -> str:
-    if isinstance(row.measured, float) and math.isnan(row.measured):
-        return "-"
-    return format_percent(row.measured) if row.claim == "efficiency" else f"ratio {row.measured:.3f}"
-
-
-def _interval_text(row: Any) -> str:
-    return "" if math.isnan(row.ci_low) else f"{row.ci_low:.3f}-{row.ci_high:.3f}"
-
-
-def _met_text(met: Any, bold: bool) -> str:
-    if met is None or (isinstance(met, float) and math.isnan(met)):
-        return "-"
-    return "yes" if met else ("**no**" if bold else "NO")
-
-
-def tally(claims: pd.DataFrame) -> str:
-    met = claims["met"]
-    counts = (int((met == True).sum()), int((met == False).sum()), int(met.isna().sum()))  # noqa: E712 (tri-state)
-    return f"claims met: {counts[0]} of {len(claims)}; not met: {counts[1]}; not measured: {counts[2]}"
-
-
-def markdown_lines(claims: pd.DataFrame) -> list[str]:
-    """The report's Claims section; nothing when the runs' configs make no claim."""
-    if claims.empty:
-        return []
-    lines = ["## Claims", "",
-             "What the configs' `targets` say a paper found or an issue asks, judged on each run's verified solves. "
-             "*faster than*: paired by source, ratio = the variant's median time / the other's (below 1: faster), "
-             "with its 95% bootstrap interval and the sources it won; met only on `compare`'s verdict \"faster\" "
-             "(the interval below 1, at least 2% faster), so a tie is not met. A comparator standing for a sweep is "
-             "its fastest variant on that graph. *efficiency*: the median of floor / time over verified solves.", "",
-             "| graph | claim | measured | 95% interval | faster on | verdict | met |",
-             "|---|---|---:|---|---:|---|---|"]
-    for row in claims.itertuples(index=False):
-        lines.append(f"| {_md(graph_cell(row.graph, row.stand_in_for))} | {_md(_claim_text(row))} | "
-                     f"{_md(_measured_text(row))} | {_interval_text(row)} | {_md(row.faster_on or '')} | "
-                     f"{_md(row.verdict)} | {_met_text(row.met, bold=True)} |")
-    return lines + ["", tally(claims).capitalize() + ".", ""]
-
-
-def format_claims(claims: pd.DataFrame) -> str:
-    """The claims as a fixed-width terminal table and their tally; empty when there are none."""
-    if claims.empty:
-        return ""
-    header = ["graph", "claim", "measured", "95% interval", "faster on", "verdict", "met"]
-    body = [[graph_cell(row.graph, row.stand_in_for), _claim_text(row), _measured_text(row), _interval_text(row),
-             row.faster_on or "", row.verdict, _met_text(row.met, bold=False)]
-            for row in claims.itertuples(index=False)]
-    aligned = [False, False, True, False, True, False, False]
-    return "\n".join([*fixed_width_lines(header, body, aligned), tally(claims)])

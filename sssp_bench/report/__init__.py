@@ -1,0 +1,89 @@
+"""Stage 5 of the pipeline, report: one or more run folders as report.md, report.csv (the summary), claims.csv (when
+the configs make claims), speedup.png and speedup.svg, and the tables `sssp-bench report` prints.
+
+The report only reads results through sssp_bench.results: `build_report` loads the runs, summarises them and judges
+their claims once; `write_report` writes the files; `text` holds the terminal tables and Markdown escaping, `plot`
+the chart.
+
+report.md is the sections listed in `sections.SECTIONS`, in order: each is a small module whose `section(report)`
+turns the built Report into Markdown lines. A paper's own section is one new module in `sections/` and one entry in
+that list; it reads what it needs from the Report (its runs' manifests and rows, the summary, the claims).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import UserError
+from ..results.claims import judge
+from ..results.load import Run, load_run, run_folder
+from ..results.summary import summarize
+from .plot import CHART_NAME, plot_summary
+from .sections import SECTIONS
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a report is made of, computed once: the loaded runs, their summary, and their configs' judged claims
+    (results/claims.py; an empty frame when they make none)."""
+    paths: list[Path]
+    runs: list[Run]
+    summary: pd.DataFrame
+    claims: pd.DataFrame
+
+    @property
+    def manifests(self) -> list[dict[str, Any]]:
+        return [manifest for manifest, _ in self.runs]
+
+    @property
+    def run_ids(self) -> list[str]:
+        return [str(manifest["run_id"]) for manifest in self.manifests]
+
+
+def build_report(run_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> Report:
+    paths = [run_paths] if isinstance(run_paths, (str, os.PathLike)) else list(run_paths)
+    if not paths:
+        raise UserError("no run directory given")
+    runs = [load_run(path) for path in paths]
+    summary = summarize(runs)
+    return Report([Path(path) for path in paths], runs, summary, judge(runs, summary))
+
+
+def render_markdown(report: Report) -> str:
+    """report.md: every section of SECTIONS, in order."""
+    return "\n".join(line for section in SECTIONS for line in section(report))
+
+
+def write_report(
+    run_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Report,
+    out_dir: str | os.PathLike[str] | None = None,
+) -> dict[str, Path]:
+    """Write report.md, report.csv, speedup.png and speedup.svg (and claims.csv when the configs make claims) into
+    the first run's folder (or `out_dir`) and return their paths, keyed "markdown", "csv", "png", "svg" (and
+    "claims"). `run_paths` may be a Report that build_report made already."""
+    built = run_paths if isinstance(run_paths, Report) else build_report(run_paths)
+    target = Path(out_dir) if out_dir is not None else run_folder(built.paths[0])
+    written = {
+        "markdown": target / "report.md",
+        "csv": target / "report.csv",
+        "png": target / f"{CHART_NAME}.png",
+        "svg": target / f"{CHART_NAME}.svg",
+    }
+    if not built.claims.empty:
+        written["claims"] = target / "claims.csv"
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        plot_summary(built.summary, written["png"], written["svg"])
+        built.summary.to_csv(written["csv"], index=False)
+        if "claims" in written:
+            built.claims.to_csv(written["claims"], index=False)
+        written["markdown"].write_text(render_markdown(built))
+    except OSError as error:
+        raise UserError(f"cannot write the report into {target}: {error}") from None
+    return written

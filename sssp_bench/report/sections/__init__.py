@@ -1,0 +1,25 @@
+"""The sections of report.md, in the order they appear. Each is a module whose `section(report)` turns the built
+Report (its runs, summary and claims) into Markdown lines, or none where it has nothing to say. A paper's own
+section is one new module here and one entry in SECTIONS."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from . import claims, failures, graphs, heading, metrics, provenance, results_table, roofline, speed_targets
+
+if TYPE_CHECKING:
+    from .. import Report
+
+SECTIONS: tuple[Callable[[Report], list[str]], ...] = (
+    heading.section,        # the title; runs that are unfinished or were cut off
+    provenance.section,     # config, host, GPU, code of each run
+    graphs.section,         # Table 1 and the stand-ins' footnote
+    results_table.section,  # one row per graph and variant, its notes, the chart
+    roofline.section,       # the floor under each solve
+    speed_targets.section,  # papers' MTEPS, scaled by bandwidth
+    claims.section,         # papers' findings and issues' asks, judged
+    failures.section,       # what did not end verified, and why
+    metrics.section,        # what each column means
+)

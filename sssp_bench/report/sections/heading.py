@@ -1,0 +1,24 @@
+"""The report's title, and a warning for each run that is unfinished or whose last row was cut off."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...results.schema import ROWS_FILE
+
+if TYPE_CHECKING:
+    from .. import Report
+
+
+def section(report: Report) -> list[str]:
+    lines = [f"# sssp-bench report: {', '.join(report.run_ids)}", ""]
+    for manifest, rows in report.runs:
+        if manifest.get("status") in ("running", "interrupted"):
+            lines.append(f"> **Run {manifest['run_id']} is {manifest['status']}**: the numbers cover only the "
+                         "solves it recorded.")
+            lines.append("")
+        if rows.attrs.get("partial_last_line"):
+            lines.append(f"> Run {manifest['run_id']}: the last line of {ROWS_FILE} was cut off (a crash while "
+                         "writing) and was ignored.")
+            lines.append("")
+    return lines

@@ -1,0 +1,29 @@
+"""Metrics: what each column of the report means."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .. import Report
+
+METRIC_DEFINITIONS = (
+    ("time", "the timed solve, from distance initialisation to distances ready (device synchronised); "
+             "graph upload and preprocessing are timed apart as *prepare*"),
+    ("median (IQR)", "median and interquartile range (75th - 25th percentile) of the verified solves' times"),
+    ("MTEPS", "millions of traversed edges per second: arcs leaving reached vertices / time, "
+              "the median over verified solves"),
+    ("speedup", "the baseline's median time / the implementation's median time on the same graph; "
+                "above 1x is faster than the baseline"),
+    ("efficiency", "the roofline floor of a solve / its measured time, the median over verified solves (a "
+                   "fraction in report.csv). The floor, measured on the run's GPU, is max(reached arcs x the time "
+                   "per arc of one pass relaxing every arc once with atomicMin, hop depth from the source x the "
+                   "latency of a dependent global load); it can pass 100% where an implementation skips atomics "
+                   "that cannot win. Blank where no floor was recorded (no GPU in the run)"),
+    ("verified", "solves with status ok whose certificate (a distance check) passed and whose reference "
+                 "compare, when made, agreed; only these count toward any timing"),
+)
+
+
+def section(report: Report) -> list[str]:
+    return ["## Metrics", "", *(f"- **{name}**: {definition}." for name, definition in METRIC_DEFINITIONS), ""]

@@ -1,0 +1,77 @@
+"""Results: one row per graph and variant (the summary), the notes that qualify it (stand-ins, per-graph
+parameters, missing speedups, merged runs) and the chart."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ...results.numbers import format_number, format_percent
+from ..plot import CHART_NAME, chart_title
+from ..text import STAND_IN_MARK, graph_cell, markdown_cell
+
+if TYPE_CHECKING:
+    from .. import Report
+
+
+def section(report: Report) -> list[str]:
+    summary = report.summary
+    lines = ["## Results", "",
+             "Timing columns count **verified solves only** (status ok, certificate passed, reference not "
+             "contradicting): a wrong or unchecked answer is not a result, however fast.", ""]
+    if summary.empty:
+        lines += ["No rows were recorded.", ""]
+    else:
+        lines += ["| graph | variant | kind | device | verified | median (IQR) ms | min ms | MTEPS | efficiency | "
+                  "speedup | prepare ms |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for row in summary.itertuples(index=False):
+            timing = ("-" if not row.verified
+                      else f"{format_number(row.time_median_ms)} ({format_number(row.time_iqr_ms)})")
+            lines.append(
+                f"| {markdown_cell(graph_cell(row.graph, row.stand_in_for))} | {markdown_cell(row.variant)} | "
+                f"{markdown_cell(row.kind or '-')} | {markdown_cell(row.device or '-')} | "
+                f"{row.verified_total} | {timing} | {format_number(row.time_min_ms)} | "
+                f"{format_number(row.mteps_median)} | {format_percent(row.efficiency)} | "
+                f"{format_number(row.speedup, 'x')} | "
+                f"{format_number(row.prepare_ms)} |"
+            )
+        lines.append("")
+        if summary["stand_in_for"].astype(bool).any():
+            lines += [(f"{STAND_IN_MARK} A synthetic stand-in ran under this label: these are not the real graph's "
+                       "numbers (see Graphs)."), ""]
+        lines += _graph_params_lines(report.manifests)
+        notes = [
+            row for row in summary.itertuples(index=False)
+            if row.speedup_note and row.speedup_note not in ("no verified solve", "no baseline configured")
+        ]
+        if summary["speedup_note"].eq("no baseline configured").all():
+            lines += ["No baseline was configured, so no speedup is computed.", ""]
+        elif notes:
+            lines += ["No speedup for:", ""]
+            lines += [f"- {markdown_cell(row.graph)} / {markdown_cell(row.variant)}: {markdown_cell(row.speedup_note)}"
+                      for row in notes]
+            lines.append("")
+        if any(str(row.variant).startswith(f"{row.run_id}/") for row in summary.itertuples(index=False)):
+            lines += ["A variant that ran on the same graph in more than one of the merged runs is named "
+                      "`run-id/variant`: the runs are kept apart, never pooled.", ""]
+        if (summary["baseline_run_id"].ne("") & summary["baseline_run_id"].ne(summary["run_id"])).any():
+            lines += ["Some speedups use a baseline measured in another of the merged runs (see report.csv, "
+                      "`baseline_run_id`): compare the runs' hosts above.", ""]
+    return lines + [f"![{chart_title(summary)}]({CHART_NAME}.svg)", ""]
+
+
+def _graph_params_lines(manifests: list[dict[str, Any]]) -> list[str]:
+    """The parameters a config replaced on some graphs only (graphs[].params): those rows ran with them."""
+    replaced = [(str(graph.get("label")), name, params)
+                for manifest in manifests for graph in ((manifest.get("config") or {}).get("graphs") or [])
+                for name, params in (graph.get("params") or {}).items()]
+    if not replaced:
+        return []
+    lines = ["Per-graph parameters (the config's `graphs[].params`): on these graphs these variants ran with:", ""]
+    for label, name, params in replaced:
+        settings = ", ".join(f"{key}={_format_param(value)}" for key, value in params.items())
+        lines.append(f"- {markdown_cell(label)} / {markdown_cell(name)}: {markdown_cell(settings)}")
+    return lines + [""]
+
+
+def _format_param(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)

@@ -1,0 +1,159 @@
+"""Run folders into what summary, compare, claims and the report read: a run's manifest and its rows as a frame,
+and several runs as one frame whose rows are labelled by variant.
+
+Merging runs (`report RUN1 RUN2`): rows are concatenated. When the same variant ran on the same graph in two runs,
+its label is prefixed with its run id ("run-a/cpu-dijkstra") in every run it appears in, so the two are kept apart
+rather than pooled: timings from two runs (maybe two machines) are not one sample.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import UserError
+from ..jsonfile import read_json
+from .schema import (
+    MANIFEST_FILE, NUMERIC_ROW_FIELDS, PHASES, REQUIRED_ROW_FIELDS, ROW_FIELDS, ROWS_FILE, SCHEMA_VERSION,
+    schema_version,
+)
+
+Run = tuple[dict[str, Any], pd.DataFrame]  # a run's manifest and rows, as load_run returns them
+
+
+def load_run(path: str | os.PathLike[str]) -> Run:
+    """A run folder's manifest and rows. Missing or malformed files raise a `UserError` naming them."""
+    folder = run_folder(path)
+    manifest_path = folder / MANIFEST_FILE
+    rows_path = folder / ROWS_FILE
+    if not manifest_path.is_file():
+        raise UserError(f"{folder}: not a run directory (no {MANIFEST_FILE})")
+    manifest = read_json(manifest_path)
+    if not isinstance(manifest, dict):
+        raise UserError(f"{manifest_path}: expected a JSON object, got {type(manifest).__name__}")
+    _check_version(manifest, manifest_path)
+    manifest.setdefault("run_id", folder.name)
+    if not rows_path.is_file():
+        raise UserError(f"{folder}: no {ROWS_FILE} (the run recorded no rows)")
+    records, dropped_partial = _read_rows(rows_path)
+    rows = _rows_frame(records)
+    rows["run_id"] = str(manifest["run_id"])  # the folder's manifest is the authority on identity
+    rows.attrs["partial_last_line"] = dropped_partial
+    return manifest, rows
+
+
+def run_folder(path: str | os.PathLike[str]) -> Path:
+    """The run folder `path` names (a path to its manifest or rows file names it too)."""
+    candidate = Path(path)
+    if candidate.is_file() and candidate.name in (MANIFEST_FILE, ROWS_FILE):
+        candidate = candidate.parent
+    if not candidate.exists():
+        raise UserError(f"{candidate}: no such run directory")
+    if not candidate.is_dir():
+        raise UserError(f"{candidate}: not a run directory")
+    return candidate
+
+
+def as_runs(runs: Any) -> list[Run]:
+    """`runs` as a list of loaded runs: a run folder, a `(manifest, rows)` pair from load_run, or a sequence of
+    either. Refuses none, and the same run twice."""
+    def is_pair(item: Any) -> bool:
+        return isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], dict)
+
+    if isinstance(runs, (str, os.PathLike)) or is_pair(runs):
+        runs = [runs]
+    loaded = [run if is_pair(run) else load_run(run) for run in runs]
+    if not loaded:
+        raise UserError("no run to report on")
+    seen: set[str] = set()
+    for manifest, _ in loaded:
+        run_id = str(manifest.get("run_id"))
+        if run_id in seen:
+            raise UserError(f"run {run_id!r} given twice")
+        seen.add(run_id)
+    return loaded
+
+
+def label_rows(loaded: list[Run]) -> pd.DataFrame:
+    """All rows with a `label` column: the variant, or "run-id/variant" where two runs share a graph and variant."""
+    runs_per_pair: dict[tuple[str, str], set[str]] = {}
+    for manifest, rows in loaded:
+        for graph, variant in zip(rows["graph"], rows["variant"]):
+            runs_per_pair.setdefault((graph, variant), set()).add(str(manifest["run_id"]))
+    colliding = {variant for (graph, variant), run_ids in runs_per_pair.items() if len(run_ids) > 1}
+    frames = []
+    for manifest, rows in loaded:
+        labelled = rows.copy()
+        run_id = str(manifest["run_id"])
+        labelled["label"] = [f"{run_id}/{v}" if v in colliding else v for v in labelled["variant"]]
+        frames.append(labelled)
+    frames = [frame for frame in frames if not frame.empty]
+    if not frames:
+        return pd.DataFrame(columns=[*ROW_FIELDS, "label"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def _check_version(manifest: dict[str, Any], manifest_path: Path) -> None:
+    version = schema_version(manifest)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise UserError(f"{manifest_path}: schema_version: expected a positive integer, got {version!r}")
+    if version > SCHEMA_VERSION:
+        raise UserError(f"{manifest_path}: written in results schema version {version}; this sssp-bench reads "
+                        f"versions up to {SCHEMA_VERSION}")
+
+
+def _read_rows(rows_path: Path) -> tuple[list[dict[str, Any]], bool]:
+    """Parsed rows and whether a partial last line (a crash mid-write) was dropped."""
+    try:
+        lines = rows_path.read_text(errors="replace").splitlines()
+    except OSError as error:
+        raise UserError(f"{rows_path}: cannot read ({error})") from None
+    numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
+    records: list[dict[str, Any]] = []
+    for position, (number, line) in enumerate(numbered):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            if position == len(numbered) - 1:
+                return records, True
+            raise UserError(f"{rows_path}:{number}: not valid JSON ({error.msg})") from None
+        if not isinstance(record, dict):
+            raise UserError(f"{rows_path}:{number}: expected a JSON object, got {type(record).__name__}")
+        missing = [field for field in REQUIRED_ROW_FIELDS if record.get(field) is None]
+        if missing:
+            raise UserError(f"{rows_path}:{number}: row has no {missing[0]!r}")
+        if record.get("phase") not in PHASES:
+            raise UserError(f"{rows_path}:{number}: phase must be 'prepare' or 'solve', got {record['phase']!r}")
+        records.append(record)
+    return records, False
+
+
+def _rows_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
+    rows = pd.DataFrame.from_records(records) if records else pd.DataFrame()
+    for field in ROW_FIELDS:
+        if field not in rows.columns:
+            rows[field] = pd.Series([None] * len(rows), dtype=object)
+    for field in NUMERIC_ROW_FIELDS:
+        rows[field] = pd.to_numeric(rows[field], errors="coerce").astype(float)
+    # True/False/None exactly: pandas would otherwise turn a column of booleans and nulls into anything.
+    for field in ("certificate", "reference"):
+        rows[field] = pd.Series([_tristate(value) for value in rows[field].tolist()], index=rows.index, dtype=object)
+    variants = [
+        str(variant) if isinstance(variant, str) and variant else str(implementation)
+        for variant, implementation in zip(rows["variant"].tolist(), rows["implementation"].tolist())
+    ]
+    rows["variant"] = pd.Series(variants, index=rows.index, dtype=object)
+    for field in ("graph", "implementation", "status", "phase"):
+        rows[field] = pd.Series([str(value) for value in rows[field].tolist()], index=rows.index, dtype=object)
+    return rows
+
+
+def _tristate(value: Any) -> bool | None:
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    return None

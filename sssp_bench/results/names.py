@@ -1,0 +1,61 @@
+"""The one rule that turns a name used in a config or on the command line into the variants it stands for.
+
+Names appear in a config's `baseline`, `targets.mteps` (graph -> name -> MTEPS), `targets.efficiency` (name ->
+graph -> fraction) and `targets.faster_than` (`variant` and `than`), and in `run --variant`. A variant is one
+implementation with one set of parameters: its name is its entry's label (the implementation's name when it has
+none), with `[key=value,...]` appended when the entry sweeps a parameter. A name stands for, by the first of these
+rules that finds any:
+
+1. the variant of that name ("hbf-all-off", "bfs-vwarp[warp_size=4]");
+2. the sweep of the entry it labels: every variant named `name[...]` ("hbf-x" for hbf-x[tdp=64] and hbf-x[tdp=128]);
+3. the variants of the implementation it names ("bfs-vwarp" for its warp sizes, whatever their labels).
+
+The rules stop at the first that finds any, so a name that is a variant never also stands for its implementation's
+other variants (bfs4k-table2's "bfs4k" labels the tuned entry and never takes bfs4k-defaults' times).
+
+What each consumer does when a name stands for several variants:
+- `run --variant`: runs every one of them;
+- claims (`efficiency`, `faster_than`): the fastest of them on each graph, by median time, the way a paper's table
+  gives a comparator's best setting;
+- an `mteps` target: each variant it stands for is checked against it; where two of a graph's targets stand for
+  one variant, the name found by the earlier rule sets it (`name_for`);
+- the `baseline`: it must pick exactly one variant on a graph; where it stands for none or several there, that graph
+  gets no speedup and a note says why.
+
+The config (run/config.py) accepts exactly the names that stand for some variant of the config (the baseline: for
+exactly one); results resolve them against the variants a run recorded, so a name whose variants a run left out
+(`run --variant`) is not judged there. This module imports nothing, so the config's checks and the results'
+readers share it without the run stage depending on how results are read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+
+# (name, variant, implementation) -> whether the name stands for that variant, in the order they are tried.
+_RULES: tuple[Callable[[str, str, str], bool], ...] = (
+    lambda name, variant, implementation: variant == name,
+    lambda name, variant, implementation: variant.startswith(f"{name}["),
+    lambda name, variant, implementation: implementation == name,
+)
+
+
+def stands_for(name: str, variants: Mapping[str, str]) -> list[str]:
+    """The variants `name` stands for, in the order of `variants` (variant name -> its implementation); empty when
+    it stands for none of them."""
+    return _resolve(name, variants)[1]
+
+
+def name_for(variant: str, names: Iterable[str], variants: Mapping[str, str]) -> str | None:
+    """Of `names`, the one that stands for `variant` by the earliest rule; None when none of them does."""
+    found = [(rule, name) for name in names for rule, chosen in [_resolve(name, variants)] if variant in chosen]
+    return min(found, key=lambda item: item[0])[1] if found else None
+
+
+def _resolve(name: str, variants: Mapping[str, str]) -> tuple[int, list[str]]:
+    """(the index of the first rule that finds any variant, those variants); (len(_RULES), []) when none does."""
+    for index, rule in enumerate(_RULES):
+        chosen = [variant for variant, implementation in variants.items() if rule(name, variant, implementation)]
+        if chosen:
+            return index, chosen
+    return len(_RULES), []

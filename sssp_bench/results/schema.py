@@ -1,0 +1,100 @@
+"""What a run folder holds, field by field: the contract between the runner, which writes it, and everything that
+reads it (summary, compare, claims, the report).
+
+A run folder holds `manifest.json` (one JSON object: the config, provenance, graphs, baseline) and `rows.jsonl`
+(one JSON object per line: a row per prepare and per solve, appended as each ends, so a crash loses at most the
+line being written). The manifest records the schema's version; a manifest without one is version 1, the version
+every run had before manifests recorded it. A reader refuses a version newer than it knows.
+
+A solve is *verified* when its status is "ok", its certificate passed and its reference compare, when made, did not
+disagree (`solve_outcome`); only verified solves count toward any timing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+MANIFEST_FILE = "manifest.json"
+ROWS_FILE = "rows.jsonl"
+
+MANIFEST_KEYS = {
+    "schema_version": "the version of this schema the run was written in (absent: 1)",
+    "run_id": "the run folder's name",
+    "config": "the validated config (run/config.py's raw form), with any --graph/--variant selection",
+    "config_hash": "the hash a resumed run must match",
+    "config_path": "the config file the run began from",
+    "started": "UTC time the run began",
+    "finished": "UTC time the run (or its last session) ended; null while running",
+    "status": "running, complete or interrupted",
+    "baseline": "the name speedups divide by (results/names.py resolves it); null for none",
+    "provenance": "host, CPU, GPU, packages, git commit and code digest (run/provenance.py)",
+    "graphs": "per graph label: size, origin, Table 1 facts, the shared sources, stand-in, roofline",
+    "skipped": "variant -> why it could not run here",
+    "resumed": "UTC times of each --resume",
+    "roofline": "the device constants the floors use, or why they were not measured",
+    "statuses": "how many rows ended with each status",
+    "code_changes": "a resume with other code than the run began with: when, and the new code digest",
+}
+
+# Every row has these fields, in this order (the order they are written in).
+ROW_FIELDS = (
+    "run_id", "phase", "graph", "implementation", "variant", "params", "device", "kind", "source",
+    "source_index", "repetition", "status", "message", "time_s", "end_to_end_s", "timer", "reached_vertices",
+    "reached_arcs", "mteps", "certificate", "reference", "counters", "floor_s", "stand_in_for", "stand_in",
+)
+CHECKED_SOLVE_FIELDS = ("certificate_device",)  # only on a solve whose answer was checked: "gpu" or "cpu"
+REQUIRED_ROW_FIELDS = ("phase", "graph", "implementation", "status")
+NUMERIC_ROW_FIELDS = ("time_s", "end_to_end_s", "reached_vertices", "reached_arcs", "mteps", "floor_s")
+PHASES = ("prepare", "solve")
+
+# The statuses the runner writes: "ok", or the kind of failure (LDBC-style; the run goes on after each).
+STATUSES = ("ok", "wrong_answer", "timeout", "out_of_memory", "error", "unsupported", "negative_cycle", "unavailable")
+
+# Why a solve is not verified: the runner's failure statuses, plus three ways an "ok" solve falls short.
+FAILURE_OUTCOMES = (
+    "wrong_answer", "certificate_failed", "reference_mismatch", "unchecked", "timeout", "out_of_memory",
+    "error", "unsupported", "negative_cycle", "unavailable",
+)
+
+# Said in the report when a failed row carries no message of its own.
+OUTCOME_EXPLANATIONS = {
+    "unchecked": "status ok but the answer was not checked (certificate null)",
+    "certificate_failed": "status ok but the certificate rejected the distances",
+    "reference_mismatch": "status ok but the distances differ from the reference implementation's",
+}
+
+
+def new_manifest(**values: Any) -> dict[str, Any]:
+    """A new run's manifest: the schema's version, then `values` (keys of MANIFEST_KEYS only)."""
+    unknown = [key for key in values if key not in MANIFEST_KEYS]
+    if unknown:
+        raise KeyError(f"{unknown[0]!r} is not a manifest key of schema version {SCHEMA_VERSION}")
+    return {"schema_version": SCHEMA_VERSION, **values}
+
+
+def new_row(**values: Any) -> dict[str, Any]:
+    """A row with every field of ROW_FIELDS, in order: `values` where given, else null."""
+    unknown = [key for key in values if key not in ROW_FIELDS]
+    if unknown:
+        raise KeyError(f"{unknown[0]!r} is not a row field of schema version {SCHEMA_VERSION}")
+    return {field: values.get(field) for field in ROW_FIELDS}
+
+
+def schema_version(manifest: dict[str, Any]) -> int:
+    """The version a manifest was written in: its `schema_version`, 1 when it has none."""
+    return manifest.get("schema_version", 1)
+
+
+def solve_outcome(status: str, certificate: bool | None, reference: bool | None) -> str:
+    """"verified", or why not: the status itself, or how an "ok" solve fell short."""
+    if status != "ok":
+        return status
+    if certificate is False:
+        return "certificate_failed"
+    if reference is False:
+        return "reference_mismatch"
+    if certificate is True:
+        return "verified"
+    return "unchecked"

@@ -1,0 +1,87 @@
+"""results/summary.py: one row per graph and variant, numbers checked by hand; speedups over the baseline the
+config names, speed targets, stand-ins."""
+
+import math
+
+import pytest
+
+from runs import manifest, row_of, solve, standard_rows, write_run
+from sssp_bench.results.summary import summarize
+
+
+def test_statistics_by_hand(tmp_path):
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), standard_rows()))
+    base = row_of(summary, "g1", "cpu-dijkstra")
+    assert base.verified_total == "4/4"
+    assert base.time_median_ms == pytest.approx(25.0)
+    assert base.time_min_ms == pytest.approx(10.0)
+    assert base.time_iqr_ms == pytest.approx(15.0)  # q75 32.5 - q25 17.5, linear interpolation
+    assert base.speedup == pytest.approx(1.0)
+    assert base.prepare_ms == pytest.approx(2.0)
+    assert base.mteps_median == pytest.approx((0.05 + 1 / 30) / 2)  # median of 0.1, 0.05, 0.0333, 0.025
+
+    gpu = row_of(summary, "g1", "gpu-x")
+    # The wrong answer and the unchecked solve are counted but never timed: median stays 3 ms, not 2.5.
+    assert (gpu.solves, gpu.verified, gpu.verified_total) == (7, 5, "5/7")
+    assert gpu.time_median_ms == pytest.approx(3.0)
+    assert gpu.time_min_ms == pytest.approx(1.0)
+    assert gpu.time_iqr_ms == pytest.approx(2.0)
+    assert gpu.end_to_end_median_ms == pytest.approx(4.5)
+    assert gpu.mteps_median == pytest.approx(1000 / 0.003 / 1e6)
+    assert gpu.reached_arcs_median == 1000
+    assert gpu.speedup == pytest.approx(25.0 / 3.0)
+    assert gpu.baseline == "cpu-dijkstra"
+    assert gpu.prepare_ms == pytest.approx(500.0)
+    assert gpu.n_wrong_answer == 1 and gpu.n_unchecked == 1 and gpu.n_timeout == 0
+    assert "wrong_answer 1" in gpu.failures and "unchecked 1" in gpu.failures
+
+
+def test_failed_baseline_leaves_speedup_empty(tmp_path):
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), standard_rows()))
+    base = row_of(summary, "g2", "cpu-dijkstra")
+    assert base.verified_total == "0/2" and base.n_timeout == 2
+    assert math.isnan(base.time_median_ms) and math.isnan(base.speedup)
+    gpu = row_of(summary, "g2", "gpu-x")
+    assert gpu.time_median_ms == pytest.approx(2.0)
+    assert math.isnan(gpu.speedup)
+    assert "no verified solve" in gpu.speedup_note
+
+
+def test_missing_baseline_rows_leave_speedup_empty(tmp_path):
+    rows = [solve("g1", "gpu-x", 0.002, device="gpu")]
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), rows))
+    assert math.isnan(summary.iloc[0].speedup)
+    assert "did not run" in summary.iloc[0].speedup_note
+
+
+def test_reference_mismatch_is_not_verified(tmp_path):
+    rows = [solve("g1", "cpu-dijkstra", 0.01), solve("g1", "cpu-dijkstra", 0.02, reference=False),
+            solve("g1", "cpu-dijkstra", 0.03, reference=True)]
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), rows))
+    row = summary.iloc[0]
+    assert row.verified_total == "2/3" and row.n_reference_mismatch == 1
+    assert row.time_median_ms == pytest.approx(20.0)  # median of 10 and 30
+
+
+def test_swept_variants_and_one_graph(tmp_path):
+    rows = [solve("g1", "cpu-dijkstra", 0.012)]
+    rows += [solve("g1", "hbf", 0.003, variant="hbf[dedup64=false]", device="gpu"),
+             solve("g1", "hbf", 0.004, variant="hbf[dedup64=true]", device="gpu")]
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), rows))
+    assert list(summary["variant"]) == ["cpu-dijkstra", "hbf[dedup64=false]", "hbf[dedup64=true]"]
+    assert row_of(summary, "g1", "hbf[dedup64=false]").speedup == pytest.approx(4.0)
+    assert row_of(summary, "g1", "hbf[dedup64=true]").implementation == "hbf"
+
+
+def test_speed_targets_without_a_matching_gpu_are_not_checked(tmp_path):
+    targets = {"source": "t", "paper_bandwidth_gbs": 288.0, "device_bandwidth_gbs": {"H100": 3350.0},
+               "mteps": {"g1": {"gpu-x": 0.01}}}
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1", config={"name": "u", "targets": targets}),
+                                  standard_rows()))
+    assert row_of(summary, "g1", "gpu-x")["target_met"] is None
+
+
+def test_rows_alone_mark_a_stand_in_when_the_manifest_is_older(tmp_path):
+    rows = [dict(solve("g1", "cpu-dijkstra", 0.01), stand_in_for="asia.osm", stand_in="road:n=400")]
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), rows))
+    assert row_of(summary, "g1", "cpu-dijkstra")["stand_in"] == "road:n=400"
