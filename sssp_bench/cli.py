@@ -208,7 +208,8 @@ def probe(implementations: tuple[str, ...], graphs: tuple[str, ...], params: tup
     sssp-bench probe bfs4k --graph Gen-SmallWorld --param k1=8,16,32 --param k4=0,1 --counters
     sssp-bench probe cpu-dijkstra cpu-bf-queue --graph grid:rows=100,cols=100
     """
-    from .run.probe import Probe, probe_table, run_probe
+    from .report.probe import probe_table
+    from .run.probe import Probe, run_probe
 
     command = " ".join(["sssp-bench probe", *implementations, *(f"--graph {graph}" for graph in graphs),
                         *(f"--param {param}" for param in params), *(f"--define {define}" for define in defines)])

@@ -6,7 +6,8 @@ import pytest
 
 from sssp_bench import impls
 from sssp_bench.errors import UserError
-from sssp_bench.run.probe import Probe, compile_defines, parse_params, probe_table, run_probe
+from sssp_bench.report.probe import probe_table
+from sssp_bench.run.probe import Probe, compile_defines, parse_params, run_probe
 
 GRAPH = "rmat:n=512,m=4096,seed=2"
 
