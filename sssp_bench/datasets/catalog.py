@@ -5,7 +5,7 @@
 A downloaded entry may name a `stand_in`: the generator spec of a synthetic graph of the same size and structure,
 with a `stand_in_note` saying why it matches (vertices, arcs, degree shape, diameter class, weights). A config
 opts into it per graph (`{graph: asia.osm, stand_in: auto}`); it runs only when the real graph is not fetched,
-and the results and the report then say so (see graphs.py, runner.py, report.py).
+and the results and the report then say so (see graph/load.py, run/runner.py, the report).
 """
 
 from __future__ import annotations
