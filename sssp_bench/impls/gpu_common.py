@@ -36,6 +36,12 @@ COUNT_RELAXATIONS = Parameter(
     "count relax attempts and relaxations (distance improvements), in total and per iteration; off when timing",
 )
 
+GRAPHS = Parameter(
+    bool, True,
+    "replay each batch of rounds as a CUDA graph captured in prepare (a few us per round instead of a Python "
+    "launch per kernel); plain launches when counting relaxations",
+)
+
 
 def packing_bounds(graph: CSRGraph) -> tuple[int, int]:
     """(low, high): bounds of every simple path's length from any vertex, for packed distance words (hbf's dedup64,

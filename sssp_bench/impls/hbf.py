@@ -102,18 +102,19 @@ import numpy as np
 
 from ..errors import ConfigError, UnsupportedGraphError
 from ..gpu import runtime
+from ..gpu.queues import TILE, packed_queue_shift, tiles_per_queue
 from .base import Parameter, SolveResult
 from .cpu_common import check_source
 from .gpu_common import (
     BLOCK,
     COUNT_RELAXATIONS,
+    GRAPHS,
     W_ATTEMPTS,
     W_RELAXATIONS,
     CumulativeCounts,
     GpuSsspBase,
     packing_bounds,
 )
-from .workfront import GRAPHS, TILE, packed_queue_shift, tiles_per_queue
 
 # flags of hbf.cu
 CLASSIFY, DEDUP, COALESCE, HINTS, DP_COOP, DP_CHILD, COUNT, VWARPS, BLOCKX = 1, 2, 4, 8, 16, 32, 64, 128, 256

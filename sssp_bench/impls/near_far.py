@@ -106,10 +106,11 @@ import numpy as np
 from ..graph.csr import CSRGraph
 from ..errors import ConfigError, UnsupportedGraphError
 from ..gpu import runtime
+from ..gpu.queues import ADVANCE_BLOCK
 from .base import Parameter
 from .cpu_common import check_source
-from .gpu_common import COUNT_RELAXATIONS, packing_bounds
-from .workfront import ADVANCE_BLOCK, BATCH_SIZES, GRAPHS, QueueAdvanceBase
+from .gpu_common import COUNT_RELAXATIONS, GRAPHS, packing_bounds
+from .gpu_queue_common import BATCH_SIZES, QueueAdvanceBase
 
 WARP_SIZE = 32
 NF_SLOT0, NF_SLOT_WORDS, NF_NEAR, NF_FAR_COUNT, NF_PENDING = 8, 7, 0, 1, 6
