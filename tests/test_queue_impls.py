@@ -108,8 +108,8 @@ def test_packed_distances_leave_room_for_every_distance_and_round_stamp():
 
 def test_status_words_and_block_sizes_agree_with_the_kernels():
     wf, nf = defines("workfront.cu"), defines("near_far.cu")
-    assert wf["WF_BLOCK"] == nf["WF_BLOCK"] == queues.ADVANCE_BLOCK
-    assert wf["WF_TILE"] == queues.TILE
+    assert wf["ADVANCE_BLOCK"] == nf["ADVANCE_BLOCK"] == queues.ADVANCE_BLOCK
+    assert wf["ADVANCE_TILE"] == queues.TILE
     assert (wf["WF_QUEUE0"], wf["WF_ROUNDS"], wf["WF_BASE"]) == (workfront.WF_QUEUE0, workfront.WF_ROUNDS,
                                                                  workfront.WF_BASE)
     assert workfront.WorkfrontSweep.base_word == wf["WF_BASE"] < wf["WF_WORDS"]
