@@ -100,13 +100,15 @@ static_assert(HBF_CHUNK_ENTRIES >= 32 && HBF_CHUNK_ENTRIES <= HBF_BLOCK, "a chun
 
 __device__ __forceinline__ long long hbf_min(long long a, long long b) { return a < b ? a : b; }
 
-// Everything a relaxation needs, uniform over a launch.
+// Everything a relaxation needs, uniform over a launch: the arguments every kernel of an iteration shares (in this
+// order, ahead of its own), and the iteration.
 struct HbfContext {
     const offset_t* row_offsets;
     const vertex_t* columns;  // marked column ids with HBF_CLASSIFY, the plain ones otherwise
     const weight_t* weights;
     int unit_weights;
     word_t* info;             // packed words with HBF_DEDUP, int64 distances otherwise
+    long long capacity;       // entries of each frontier half (frontiers + h x capacity)
     word_t* words;
     int flags;
     int iteration;
@@ -348,14 +350,15 @@ __device__ void hbf_relax_range(const HbfContext& c, HbfEnqueue& out, dist_t du,
 
 __device__ __forceinline__ HbfContext hbf_context(const offset_t* row_offsets, const vertex_t* columns,
                                                   const weight_t* weights, int unit_weights, word_t* info,
-                                                  word_t* words, int flags, int iteration, int tag_bits,
-                                                  long long low) {
+                                                  long long capacity, word_t* words, int flags, int tag_bits,
+                                                  long long low, int iteration) {
     HbfContext c;
     c.row_offsets = row_offsets;
     c.columns = columns;
     c.weights = weights;
     c.unit_weights = unit_weights;
     c.info = info;
+    c.capacity = capacity;
     c.words = words;
     c.flags = flags;
     c.iteration = iteration;
@@ -376,16 +379,12 @@ __device__ __forceinline__ int hbf_iteration_index(const word_t* words, int roun
     return (int)((long long)words[HBF_BASE] + round_offset);
 }
 
-// The arguments every kernel of an iteration shares.
-#define HBF_COMMON_ARGS                                                                                     \
-    const offset_t *row_offsets, const vertex_t *columns, const weight_t *weights, int unit_weights,         \
-        word_t *info, long long capacity, word_t *words, int flags, int tag_bits, long long low
-#define HBF_CONTEXT(iteration) hbf_context(row_offsets, columns, weights, unit_weights, info, words, flags, \
-                                           iteration, tag_bits, low)
-// An iteration's output: frontiers[(i + 1) % 2] (each of `capacity` entries), counted in its queue word.
-#define HBF_OUTPUT(iteration, frontiers, slots)                                                              \
-    hbf_enqueue((frontiers) + (((iteration) + 1) & 1) * capacity, &words[hbf_queue_word((iteration) + 1)],   \
-                capacity, words, flags, (slots)[threadIdx.x >> 5])
+// An iteration's output: frontiers[(i + 1) % 2], counted in its queue word; `slots`: the block's warp slots.
+__device__ __forceinline__ HbfEnqueue hbf_output(const HbfContext& c, vertex_t* frontiers,
+                                                 vertex_t (*slots)[HBF_SLOT]) {
+    return hbf_enqueue(frontiers + ((c.iteration + 1) & 1) * c.capacity, &c.words[hbf_queue_word(c.iteration + 1)],
+                       c.capacity, c.words, c.flags, slots[threadIdx.x >> 5]);
+}
 
 // Block-collective: the inclusive scan of `value` over the block's threads (a warp-shuffle scan, then the warps'
 // totals through `s_warp_total`, HBF_WARPS words of shared memory), and the block's sum in *total. The caller puts
@@ -409,12 +408,15 @@ __device__ __forceinline__ long long hbf_block_inclusive_scan(long long value, l
 // --- dynamic parallelism (section 5.3) -------------------------------------------------------------------------
 
 // A heavy vertex's arcs over a whole child grid (HBF_DP_CHILD; compiled only for the -rdc=true module).
-extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_child(HBF_COMMON_ARGS, vertex_t* frontiers,
-                                                                  int iteration, vertex_t u) {
+extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_child(
+    const offset_t* row_offsets, const vertex_t* columns, const weight_t* weights, int unit_weights, word_t* info,
+    long long capacity, word_t* words, int flags, int tag_bits, long long low, vertex_t* frontiers, int iteration,
+    vertex_t u) {
     __shared__ vertex_t slots[HBF_WARPS][HBF_SLOT];
     __shared__ word_t s_fill[HBF_WARPS];
-    HbfContext c = HBF_CONTEXT(iteration);
-    HbfEnqueue out = HBF_OUTPUT(iteration, frontiers, slots);
+    HbfContext c = hbf_context(row_offsets, columns, weights, unit_weights, info, capacity, words, flags, tag_bits,
+                               low, iteration);
+    HbfEnqueue out = hbf_output(c, frontiers, slots);
     offset_t start = hbf_offset(c, u), stop = hbf_offset(c, u + 1);
     dist_t du = hbf_distance(c, u);  // read now: the freshest value when the child runs
     long long step = (long long)gridDim.x * blockDim.x;
@@ -426,20 +428,19 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_child(HBF_COMMON_ARG
 }
 
 // A heavy vertex found by a virtual warp: a child grid (up to `child_limit` per iteration), else the heavy list.
-__device__ __forceinline__ void hbf_dispatch_heavy(HBF_COMMON_ARGS, vertex_t* frontiers, int iteration,
-                                                   vertex_t u, long long degree, vertex_t* heavy,
-                                                   long long child_limit) {
+__device__ __forceinline__ void hbf_dispatch_heavy(const HbfContext& c, vertex_t* frontiers, vertex_t u,
+                                                   long long degree, vertex_t* heavy, long long child_limit) {
 #if defined(HBF_CDP)
-    if (flags & HBF_DP_CHILD) {
-        if ((long long)atomicAdd(&words[HBF_CHILD0 + (iteration & 1)], 1ULL) < child_limit) {
+    if (c.flags & HBF_DP_CHILD) {
+        if ((long long)atomicAdd(&c.words[HBF_CHILD0 + (c.iteration & 1)], 1ULL) < child_limit) {
             unsigned blocks = (unsigned)hbf_min((degree + HBF_BLOCK - 1) / HBF_BLOCK, 1024LL);
-            hbf_child<<<blocks, HBF_BLOCK>>>(row_offsets, columns, weights, unit_weights, info, capacity, words,
-                                             flags, tag_bits, low, frontiers, iteration, u);
+            hbf_child<<<blocks, HBF_BLOCK>>>(c.row_offsets, c.columns, c.weights, c.unit_weights, c.info, c.capacity,
+                                             c.words, c.flags, c.tag_bits, c.low, frontiers, c.iteration, u);
             return;
         }
     }
 #endif
-    heavy[atomicAdd(&words[HBF_HEAVY0 + (iteration & 1)], 1ULL)] = u;
+    heavy[atomicAdd(&c.words[HBF_HEAVY0 + (c.iteration & 1)], 1ULL)] = u;
 }
 
 // --- the kernels --------------------------------------------------------------------------------------------------
@@ -466,12 +467,15 @@ extern "C" __global__ void hbf_init(word_t* info, long long n, long long source,
 
 // Iteration 0 with edge classification: the source's arcs, written directly (section 4.1, the source class).
 // `fresh`: the source has no parallel arcs, so each target is written once and is unreached before.
-extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_source(HBF_COMMON_ARGS, vertex_t* frontiers,
-                                                                   vertex_t source, int fresh) {
+extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_source(
+    const offset_t* row_offsets, const vertex_t* columns, const weight_t* weights, int unit_weights, word_t* info,
+    long long capacity, word_t* words, int flags, int tag_bits, long long low, vertex_t* frontiers, vertex_t source,
+    int fresh) {
     __shared__ vertex_t slots[HBF_WARPS][HBF_SLOT];
     __shared__ word_t s_fill[HBF_WARPS];
-    HbfContext c = HBF_CONTEXT(0);
-    HbfEnqueue out = HBF_OUTPUT(0, frontiers, slots);
+    HbfContext c = hbf_context(row_offsets, columns, weights, unit_weights, info, capacity, words, flags, tag_bits,
+                               low, 0);
+    HbfEnqueue out = hbf_output(c, frontiers, slots);
     offset_t start = hbf_offset(c, source), stop = hbf_offset(c, source + 1);
     long long step = (long long)gridDim.x * blockDim.x;
     unsigned long long attempts = 0ULL, improvements = 0ULL;
@@ -487,8 +491,9 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_source(HBF_COMMON_AR
 // else as many as cover the frontier in one pass of the grid (at most 32, the paper's bound). Entries of
 // degree > tdp go to hbf_dispatch_heavy instead (when a dynamic-parallelism mode is on).
 extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iteration(
-    HBF_COMMON_ARGS, vertex_t* frontiers, int round_offset, long long fixed_per_vw, long long tdp,
-    vertex_t* heavy, long long child_limit, long long cap) {
+    const offset_t* row_offsets, const vertex_t* columns, const weight_t* weights, int unit_weights, word_t* info,
+    long long capacity, word_t* words, int flags, int tag_bits, long long low, vertex_t* frontiers, int round_offset,
+    long long fixed_per_vw, long long tdp, vertex_t* heavy, long long child_limit, long long cap) {
     __shared__ vertex_t slots[HBF_WARPS][HBF_SLOT];
     __shared__ word_t s_fill[HBF_WARPS];
     __shared__ long long s_end[HBF_BLOCK];  // HBF_BLOCKX: inclusive scan of the chunk's degrees
@@ -508,8 +513,9 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iter
     }
     if (size == 0 || iteration >= cap) return;  // block-uniform: every thread returns
     const vertex_t* frontier = frontiers + (iteration & 1) * capacity;
-    HbfContext c = HBF_CONTEXT(iteration);
-    HbfEnqueue out = HBF_OUTPUT(iteration, frontiers, slots);
+    HbfContext c = hbf_context(row_offsets, columns, weights, unit_weights, info, capacity, words, flags, tag_bits,
+                               low, iteration);
+    HbfEnqueue out = hbf_output(c, frontiers, slots);
     bool split_heavy = (flags & (HBF_DP_COOP | HBF_DP_CHILD)) != 0;
     unsigned long long attempts = 0ULL, improvements = 0ULL;
     if (flags & HBF_BLOCKX) {
@@ -533,8 +539,7 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iter
                 row = hbf_offset(c, u);
                 degree = hbf_offset(c, u + 1) - row;
                 if (split_heavy && degree > tdp) {
-                    hbf_dispatch_heavy(row_offsets, columns, weights, unit_weights, info, capacity, words, flags,
-                                       tag_bits, low, frontiers, iteration, u, degree, heavy, child_limit);
+                    hbf_dispatch_heavy(c, frontiers, u, degree, heavy, child_limit);
                     degree = 0;
                 }
             }
@@ -606,9 +611,7 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iter
             ++item;
             offset_t start = hbf_offset(c, u), end = hbf_offset(c, u + 1);
             if (split_heavy && end - start > tdp) {
-                if (lane == 0) hbf_dispatch_heavy(row_offsets, columns, weights, unit_weights, info, capacity, words,
-                                                  flags, tag_bits, low, frontiers, iteration, u, end - start, heavy,
-                                                  child_limit);
+                if (lane == 0) hbf_dispatch_heavy(c, frontiers, u, end - start, heavy, child_limit);
                 continue;
             }
             du = hbf_distance(c, u);
@@ -635,9 +638,10 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iter
 // the blocks round-robin, so a few huge vertices and many merely heavy ones alike spread over the whole grid.
 // Every block walks the list in pieces of HBF_BLOCK entries: a block scan of the piece's degrees in shared memory
 // places its arcs, and each thread finds the entry of its arc by binary search there.
-extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_heavy(HBF_COMMON_ARGS, vertex_t* frontiers,
-                                                                  int round_offset, const vertex_t* heavy,
-                                                                  long long cap) {
+extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_heavy(
+    const offset_t* row_offsets, const vertex_t* columns, const weight_t* weights, int unit_weights, word_t* info,
+    long long capacity, word_t* words, int flags, int tag_bits, long long low, vertex_t* frontiers, int round_offset,
+    const vertex_t* heavy, long long cap) {
     __shared__ vertex_t slots[HBF_WARPS][HBF_SLOT];
     __shared__ word_t s_fill[HBF_WARPS];
     __shared__ long long s_end[HBF_BLOCK];  // inclusive scan of the piece's degrees
@@ -648,8 +652,9 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_heavy(HBF_COMMON_ARG
     if (iteration >= cap) return;
     long long count = (long long)words[HBF_HEAVY0 + (iteration & 1)];  // nobody pushes during this kernel
     if (count == 0) return;  // block-uniform
-    HbfContext c = HBF_CONTEXT(iteration);
-    HbfEnqueue out = HBF_OUTPUT(iteration, frontiers, slots);
+    HbfContext c = hbf_context(row_offsets, columns, weights, unit_weights, info, capacity, words, flags, tag_bits,
+                               low, iteration);
+    HbfEnqueue out = hbf_output(c, frontiers, slots);
     long long grid = gridDim.x;
     long long done = 0;  // arcs of the earlier pieces (block-uniform)
     unsigned long long attempts = 0ULL, improvements = 0ULL;
@@ -766,10 +771,12 @@ extern "C" __global__ void hbf_grid_init(word_t* words, long long* starts, int* 
 // Iteration 0 with edge classification (hbf_source's job): the source's arcs written directly, in tiles of
 // ADVANCE_TILE arcs dealt to the blocks, their heads pushed into frontier half 1.
 extern "C" __global__ void __launch_bounds__(ADVANCE_BLOCK) hbf_grid_source(
-    HBF_COMMON_ARGS, vertex_t* frontiers, long long* starts, int* tile_first, long long tiles_per_queue, int shift,
-    vertex_t source, int fresh) {
+    const offset_t* row_offsets, const vertex_t* columns, const weight_t* weights, int unit_weights, word_t* info,
+    long long capacity, word_t* words, int flags, int tag_bits, long long low, vertex_t* frontiers, long long* starts,
+    int* tile_first, long long tiles_per_queue, int shift, vertex_t source, int fresh) {
     __shared__ word_t s_warp[ADVANCE_WARPS];
-    HbfContext c = HBF_CONTEXT(0);
+    HbfContext c = hbf_context(row_offsets, columns, weights, unit_weights, info, capacity, words, flags, tag_bits,
+                               low, 0);
     offset_t start = hbf_offset(c, source);
     long long degree = hbf_offset(c, source + 1) - start;
     HbfSourceVisit visit = {c, start, fresh != 0, 0ULL, 0ULL};
@@ -785,8 +792,9 @@ extern "C" __global__ void __launch_bounds__(ADVANCE_BLOCK) hbf_grid_source(
 // offsets as an entry next iteration (the streaming hint marks it evict-first); with both hinted, all else on
 // was slower than cache_hints off (experiments/hbf/notes/hbf.md). The counters bookkeeping is hbf_iteration's.
 extern "C" __global__ void __launch_bounds__(ADVANCE_BLOCK, ADVANCE_MIN_BLOCKS) hbf_grid_iteration(
-    HBF_COMMON_ARGS, vertex_t* frontiers, long long* starts, int* tile_first, long long tiles_per_queue, int shift,
-    int round_offset, long long cap) {
+    const offset_t* row_offsets, const vertex_t* columns, const weight_t* weights, int unit_weights, word_t* info,
+    long long capacity, word_t* words, int flags, int tag_bits, long long low, vertex_t* frontiers, long long* starts,
+    int* tile_first, long long tiles_per_queue, int shift, int round_offset, long long cap) {
     __shared__ AdvanceTile<vertex_t> s_tile;
     __shared__ word_t s_warp[ADVANCE_WARPS];
     int iteration = hbf_iteration_index(words, round_offset);
@@ -796,7 +804,8 @@ extern "C" __global__ void __launch_bounds__(ADVANCE_BLOCK, ADVANCE_MIN_BLOCKS) 
         if (in_packed != 0ULL) words[iteration >= cap ? HBF_CAPPED : HBF_ROUNDS] += 1ULL;
     }
     if (in_packed == 0ULL || iteration >= cap) return;  // block-uniform: every thread returns
-    HbfContext c = HBF_CONTEXT(iteration);
+    HbfContext c = hbf_context(row_offsets, columns, weights, unit_weights, info, capacity, words, flags, tag_bits,
+                               low, iteration);
     long long in = iteration & 1, out = in ^ 1;
     HbfGridRelax relax = {c, 0ULL, 0ULL};
     QueuePush push = {queue_out(frontiers + out * capacity, starts + out * capacity,
