@@ -3,30 +3,27 @@
 hbf-bellman-ford-kepler, section 3 (related work) and Table 2 ("WorkFront Sweep / Near-Far Pile"): Davidson et
 al.'s Workfront Sweep "implements a queue-based Bellman-Ford algorithm that reduces redundant work due to
 duplicate vertices during the frontier propagation", relying on merge-path to give the frontier's out-arcs to
-the threads in equal shares each iteration. Here (`workfront.cu`, `advance.cuh`):
+the threads in equal shares each iteration. Here (`workfront.cu`, on the generic advance of
+`sssp_bench/gpu/advance.cuh` and the queues of `queue.cuh` there):
 
 - The queue holds each vertex at most once per round (a per-vertex round stamp claimed with atomicExch), and
   only vertices with out-arcs. Every entry carries the exclusive prefix sum of the queue's out-degrees, made
   without a scan: a block's pushes of a tile reserve their slots and their arc range with ONE atomicAdd on a
-  packed (entries << shift | arcs) counter, so slot order and arc order agree. (One atomicAdd per warp, as
-  first written, made millions of same-address atomics per solve on R-MAT: they cost more than the relaxing.)
+  packed (entries << shift | arcs) counter, so slot order and arc order agree (one atomicAdd per warp would make
+  millions of same-address atomics per solve on R-MAT, serialised in L2).
 - The advance gives each block tiles of 512 consecutive queue arcs (the owner of each tile's first arc is
   recorded by the push that covers it); the block loads the tile's entries (vertex, row offset, distance) into
   shared memory and each thread relaxes 2 arcs, coalesced, finding its entry by binary search in shared memory.
   Relaxations are atomicMin on int64 distances (`common.cuh`'s relax), in place.
-- Rounds are driven from the device: each round's kernel reads its queue's size from the status words, so the
-  host launches rounds in batches (1, 2, 4, ... up to 16) and reads the 256-byte status words back once per
-  batch; rounds after the queue empties do nothing. A Python launch costs about 15 us (measured on an H200),
-  more than a small round's kernel, so by default each batch is one replay of a CUDA graph captured in prepare
-  (parameter `graphs`); the kernels read their round as a base word plus a fixed argument, and the graph ends
-  by moving the base on. With count_relaxations, plain launches and one readback per round (for the per-round
-  counts). All buffers are allocated once in prepare and reused across rounds and sources.
+- Rounds are driven from the device, in batches of 1, 2, 4, ... up to 16 between two readbacks of the status
+  words, each batch by default one replay of a CUDA graph (parameter `graphs`; `gpu_queue_common`).
 
 Negative weights are accepted. A negative cycle reachable from the source is reported as NegativeCycleError:
 the queue is still non-empty after n non-empty rounds (no shortest path has n arcs), or a distance reached the
 -2^62 floor. Distances int64 on the device, unreached = INT64_MAX; float32 weights are refused for now.
 Counters: `iterations` (rounds with a non-empty queue); with count_relaxations, relax attempts (queue arcs) and
 relaxations in total and per iteration, and `frontier_sizes` (queue entries per iteration).
+Measurements behind these choices: experiments/hbf/notes/workfront.md.
 """
 
 from __future__ import annotations
