@@ -217,41 +217,21 @@ struct NearFarRelax {
     }
 };
 
-// The arguments of the round kernels near_far_advance*, as the host passes them.
-struct NearFarRound {
-    const offset_t* row_offsets;
-    const vertex_t* column_ids;
-    const weight_t* weights;
-    int unit_weights;
-    dist_t* dist;
-    vertex_t* vertices;
-    long long* starts;
-    int* tile_first;
-    int* stamps;
-    vertex_t* piles;
-    long long n;
-    long long tiles_per_queue;
-    word_t* words;
-    int shift;
-    long long round_offset;
-    long long delta;
-    long long refill_arcs;
-    int count_relaxations;
-    int dist_shift;
-    int far_buckets;
-};
-
 // Round r's advance, then (its last block) the split decision; kPacked and kRing as for NearFarRelax (far
-// buckets: far_buckets lists of the pile array after its two overflow halves, FarPile's ring).
+// buckets: far_buckets lists of the pile array after its two overflow halves, FarPile's ring). The host compiles
+// and looks up its four variants by name, near_far_advance<kPacked, kRing> (NVRTC name expressions, near_far.py).
 template <bool kPacked, bool kRing>
-__device__ __forceinline__ void near_far_round(const NearFarRound& a) {
+__global__ void __launch_bounds__(ADVANCE_BLOCK, ADVANCE_MIN_BLOCKS)
+near_far_advance(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
+                 const weight_t* __restrict__ weights, int unit_weights, dist_t* dist, vertex_t* vertices,
+                 long long* starts, int* tile_first, int* stamps, vertex_t* piles, long long n,
+                 long long tiles_per_queue, word_t* words, int shift, long long round_offset, long long delta,
+                 long long refill_arcs, int count_relaxations, int dist_shift, int far_buckets) {
     __shared__ AdvanceTile<dist_t> s_tile;
     __shared__ word_t s_near_warp[ADVANCE_WARPS], s_far_warp[ADVANCE_WARPS];
     __shared__ RingScratch s_ring;
     __shared__ int last_block;
-    word_t* words = a.words;
-    long long n = a.n;
-    long long round = (long long)words[NF_BASE] + a.round_offset;  // nobody writes NF_BASE during a round
+    long long round = (long long)words[NF_BASE] + round_offset;  // nobody writes NF_BASE during a round
     word_t* current = nf_slot(words, round);
     word_t* next = nf_slot(words, round + 1);
     word_t in_packed = current[NF_NEAR];
@@ -268,30 +248,30 @@ __device__ __forceinline__ void near_far_round(const NearFarRound& a) {
     if (in_packed != 0ULL) {  // block-uniform
         FarPile far = {};
         far.threshold = threshold;
-        far.pile = a.piles + (epoch & 1) * n;
+        far.pile = piles + (epoch & 1) * n;
         far.counter = &current[NF_FAR_COUNT];
         far.minimum = &current[NF_FAR_MIN];
-        far.stamps = a.stamps + n;
+        far.stamps = stamps + n;
         far.stamp = kRing ? 0 : (int)(epoch + 1);  // kRing: far words carry stamp 0 (packed) and no claims
         if (kRing) {
-            far.ring = a.piles + 2 * n;
+            far.ring = piles + 2 * n;
             far.ring_counts = words + NF_RING0;
             far.ring_end = ring_end;
-            far.ring_limit = far_ring_limit(ring_end, a.delta);
-            far.delta = a.delta;
-            far.buckets = a.far_buckets;
+            far.ring_limit = far_ring_limit(ring_end, delta);
+            far.delta = delta;
+            far.buckets = far_buckets;
             far.n = n;
             ring_scratch_init(&s_ring);  // published by the first tile's barrier
         }
         long long in = round & 1, out = in ^ 1;
-        NearFarRelax<kPacked, kRing> relax = {a.row_offsets, a.column_ids, a.weights, a.unit_weights, a.dist, words,
-                                              a.stamps, (int)(round + 1), far, a.dist_shift, 0ULL, 0ULL};
-        NearFarPush<kRing> push = {queue_out(a.vertices + out * n, a.starts + out * n,
-                                             a.tile_first + out * a.tiles_per_queue, &next[NF_NEAR], a.shift),
+        NearFarRelax<kPacked, kRing> relax = {row_offsets, column_ids, weights, unit_weights, dist, words,
+                                              stamps, (int)(round + 1), far, dist_shift, 0ULL, 0ULL};
+        NearFarPush<kRing> push = {queue_out(vertices + out * n, starts + out * n,
+                                             tile_first + out * tiles_per_queue, &next[NF_NEAR], shift),
                                    far, s_near_warp, s_far_warp, &s_ring, true, false};
-        advance_queue(a.row_offsets, a.vertices + in * n, a.starts + in * n, a.tile_first + in * a.tiles_per_queue,
-                      in_packed, a.shift, relax, push, s_tile);
-        if (a.count_relaxations) add_counts(words, relax.attempts, relax.improved);
+        advance_queue(row_offsets, vertices + in * n, starts + in * n, tile_first + in * tiles_per_queue,
+                      in_packed, shift, relax, push, s_tile);
+        if (count_relaxations) add_counts(words, relax.attempts, relax.improved);
     }
     // The last block to finish decides whether this round's split runs. One fence per block, in the thread that
     // counts the block done, after the barrier (fences are cumulative: they cover the block's writes the barrier
@@ -305,8 +285,8 @@ __device__ __forceinline__ void near_far_round(const NearFarRound& a) {
     if (!last_block || threadIdx.x >= (kRing ? 32 : 1)) return;
     __threadfence();
     if (kRing) {
-        nf_ring_decide(words, current, next, threshold, epoch, ring_end, a.delta, a.far_buckets, a.shift,
-                       a.refill_arcs);
+        nf_ring_decide(words, current, next, threshold, epoch, ring_end, delta, far_buckets, shift,
+                       refill_arcs);
         if (threadIdx.x == 0) words[NF_BLOCKS_DONE] = 0ULL;
         return;
     }
@@ -314,14 +294,14 @@ __device__ __forceinline__ void near_far_round(const NearFarRound& a) {
     word_t far_count = atomicAdd(&current[NF_FAR_COUNT], 0ULL);
     word_t far_min = atomicMin(&current[NF_FAR_MIN], (word_t)DIST_INF);
     // refill_arcs >= 1, and every queued vertex has an arc: with 1, a split exactly when the near queue is empty
-    if (far_count == 0ULL || packed_arcs(near_out, a.shift) >= a.refill_arcs) {  // no split: carry far, T forward
+    if (far_count == 0ULL || packed_arcs(near_out, shift) >= refill_arcs) {  // no split: carry far, T forward
         next[NF_FAR_COUNT] = far_count;
         next[NF_FAR_MIN] = far_min;
         next[NF_THRESHOLD] = (word_t)threshold;
         next[NF_EPOCH] = (word_t)epoch;
         words[NF_SPLIT] = 0ULL;
     } else {  // next[NF_FAR_COUNT] / [NF_FAR_MIN] stay reset (0 / DIST_INF) for the entries the split keeps
-        next[NF_THRESHOLD] = (word_t)nf_next_threshold(threshold, (dist_t)far_min, (dist_t)a.delta);
+        next[NF_THRESHOLD] = (word_t)nf_next_threshold(threshold, (dist_t)far_min, (dist_t)delta);
         next[NF_EPOCH] = (word_t)(epoch + 1);
         words[NF_SPLITS] += 1ULL;
         words[NF_SPLIT] = 1ULL;
@@ -329,52 +309,12 @@ __device__ __forceinline__ void near_far_round(const NearFarRound& a) {
     words[NF_BLOCKS_DONE] = 0ULL;
 }
 
-// The four round kernels: plain or packed distance words, one far pile or far buckets. The same arguments each.
-extern "C" __global__ void __launch_bounds__(ADVANCE_BLOCK, ADVANCE_MIN_BLOCKS)
-near_far_advance(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
-                 const weight_t* __restrict__ weights, int unit_weights, dist_t* dist, vertex_t* vertices,
-                 long long* starts, int* tile_first, int* stamps, vertex_t* piles, long long n,
-                 long long tiles_per_queue, word_t* words, int shift, long long round_offset, long long delta,
-                 long long refill_arcs, int count_relaxations, int dist_shift, int far_buckets) {
-    near_far_round<false, false>({row_offsets, column_ids, weights, unit_weights, dist, vertices, starts, tile_first,
-                                  stamps, piles, n, tiles_per_queue, words, shift, round_offset, delta, refill_arcs,
-                                  count_relaxations, dist_shift, far_buckets});
-}
-
-extern "C" __global__ void __launch_bounds__(ADVANCE_BLOCK, ADVANCE_MIN_BLOCKS)
-near_far_advance_packed(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
-                        const weight_t* __restrict__ weights, int unit_weights, dist_t* dist, vertex_t* vertices,
-                        long long* starts, int* tile_first, int* stamps, vertex_t* piles, long long n,
-                        long long tiles_per_queue, word_t* words, int shift, long long round_offset,
-                        long long delta, long long refill_arcs, int count_relaxations, int dist_shift,
-                        int far_buckets) {
-    near_far_round<true, false>({row_offsets, column_ids, weights, unit_weights, dist, vertices, starts, tile_first,
-                                 stamps, piles, n, tiles_per_queue, words, shift, round_offset, delta, refill_arcs,
-                                 count_relaxations, dist_shift, far_buckets});
-}
-
-extern "C" __global__ void __launch_bounds__(ADVANCE_BLOCK, ADVANCE_MIN_BLOCKS)
-near_far_advance_ring(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
-                      const weight_t* __restrict__ weights, int unit_weights, dist_t* dist, vertex_t* vertices,
-                      long long* starts, int* tile_first, int* stamps, vertex_t* piles, long long n,
-                      long long tiles_per_queue, word_t* words, int shift, long long round_offset, long long delta,
-                      long long refill_arcs, int count_relaxations, int dist_shift, int far_buckets) {
-    near_far_round<false, true>({row_offsets, column_ids, weights, unit_weights, dist, vertices, starts, tile_first,
-                                 stamps, piles, n, tiles_per_queue, words, shift, round_offset, delta, refill_arcs,
-                                 count_relaxations, dist_shift, far_buckets});
-}
-
-extern "C" __global__ void __launch_bounds__(ADVANCE_BLOCK, ADVANCE_MIN_BLOCKS)
-near_far_advance_ring_packed(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
-                             const weight_t* __restrict__ weights, int unit_weights, dist_t* dist,
-                             vertex_t* vertices, long long* starts, int* tile_first, int* stamps, vertex_t* piles,
-                             long long n, long long tiles_per_queue, word_t* words, int shift,
-                             long long round_offset, long long delta, long long refill_arcs, int count_relaxations,
-                             int dist_shift, int far_buckets) {
-    near_far_round<true, true>({row_offsets, column_ids, weights, unit_weights, dist, vertices, starts, tile_first,
-                                stamps, piles, n, tiles_per_queue, words, shift, round_offset, delta, refill_arcs,
-                                count_relaxations, dist_shift, far_buckets});
-}
+#if !defined(__CUDACC_RTC__)
+// nvcc (the CI compile check) instantiates here the variants NVRTC instantiates from the host's name expressions.
+[[maybe_unused]] static decltype(&near_far_advance<false, false>) const near_far_advance_variants[] = {
+    &near_far_advance<false, false>, &near_far_advance<true, false>, &near_far_advance<false, true>,
+    &near_far_advance<true, true>};
+#endif
 
 // The split's visit functor (one far pile): entry i of the far pile of slot r % 3 goes to slot (r + 1) % 3's near
 // queue below the new T, stays far at or above it (restamped for the next epoch's pile), or is dropped as stale

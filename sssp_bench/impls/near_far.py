@@ -80,6 +80,13 @@ NF_ROUNDS, NF_SPLITS, NF_BASE = 29, 30, 33
 NF_RING_MAX, NF_WORDS = 16, 56
 """Status words of near_far.cu: three rotating control slots, the rounds with work, the splits, the round base;
 the far buckets' list counters up to NF_WORDS."""
+ADVANCE_KERNELS = {
+    (False, False): "near_far_advance<false, false>",
+    (True, False): "near_far_advance<true, false>",
+    (False, True): "near_far_advance<false, true>",
+    (True, True): "near_far_advance<true, true>",
+}
+"""The round kernel near_far_advance<kPacked, kRing> of near_far.cu by (packed distance words, far buckets)."""
 
 
 SPARSE_DEGREE = 5.0
@@ -156,9 +163,10 @@ class NearFarPile(QueueAdvanceBase):
         "graphs": GRAPHS,
     }
     cu_file = "near_far.cu"
+    name_expressions = tuple(ADVANCE_KERNELS.values())
     status_words = NF_WORDS
     base_word = NF_BASE
-    advance_kernel = "near_far_advance"
+    advance_kernel = ADVANCE_KERNELS[(False, False)]
     stamp_arrays = 2
     # distances 8, two near queues of (vertex 4 + start 8), near and far stamps 4 + 4, two far piles 4 + 4
     per_vertex_bytes = 48
@@ -189,8 +197,7 @@ class NearFarPile(QueueAdvanceBase):
 
     def prepare_device(self) -> None:
         self.dist_shift = packed_distance_shift(self.graph) if self.params["packed_dedup"] else 0
-        self.advance_kernel = ("near_far_advance" + ("_ring" if self.far_buckets else "")
-                               + ("_packed" if self.dist_shift else ""))
+        self.advance_kernel = ADVANCE_KERNELS[(self.dist_shift > 0, self.far_buckets > 0)]
         super().prepare_device()
         self.delta = int(self.params["delta"] or auto_delta(self.graph))
         # far piles e % 2 = 0 and 1 (with buckets: the overflow piles), then one list per far bucket
