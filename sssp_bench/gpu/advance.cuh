@@ -1,7 +1,6 @@
 // The load-balanced advance over a vertex queue (queue.cuh), generic over what a relaxation is and where an
 // improved vertex goes, as Gunrock's advance operator is: the caller supplies a relax functor, called per arc,
-// and a push functor, called per tile with the improved vertices. Used by the Workfront Sweep (workfront.cu), the
-// Near-Far Pile (near_far.cu) and H-BF's grid expansion (hbf.cu).
+// and a push functor, called per tile with the improved vertices (impls/workfront.cu is the simplest user).
 //
 // advance_queue: block b takes tiles b, b + gridDim.x, ... of ADVANCE_TILE consecutive queue arcs (merge-path
 // style: every thread gets the same number of arcs whatever the degrees); it loads the tile's entries (the
@@ -33,7 +32,7 @@
 
 #define PUSH_NONE 0
 #define PUSH_QUEUE 1  // the output queue
-#define PUSH_OTHER 2  // the push functor's other destination (the Near-Far Pile's far side)
+#define PUSH_OTHER 2  // the push functor's second destination, if it has one (a far pile, say)
 
 // What one thread's ADVANCE_ITEMS items of a tile produced: item i's vertex, its out-degree and distance, and
 // whether it goes to the output queue or to the other destination (never both).
@@ -97,7 +96,8 @@ struct QueuePush {
     __device__ __forceinline__ void operator()(const TileItems& items) { push_queued(items, out, s_warp); }
 };
 
-// The shared memory of advance_queue: a tile's entries (Tail: the relax functor's).
+// The shared memory of advance_queue: a tile's entries (Tail: the relax functor's; the 4-byte arrays first, so a
+// vertex_t tail needs no padding).
 template <typename Tail>
 struct AdvanceTile {
     int start[ADVANCE_TILE + 1];       // entry start relative to the tile (0 for the first entry)
