@@ -237,7 +237,7 @@ class HBF(GpuSsspBase):
             self.tag_bits, self.low = 1, 0
         self.host_degrees = np.asarray(graph.out_degrees())
         self.max_degree = int(self.host_degrees.max()) if graph.n else 0
-        # grid expansion: advance.cuh's packed queue words (entries << shift | arcs)
+        # grid expansion: queue.cuh's packed queue words (entries << shift | arcs)
         self.shift = packed_queue_shift(graph.n, graph.m)
         packable = self.shift is not None
         if self.params["grid_expansion"] == "auto":
@@ -285,7 +285,7 @@ class HBF(GpuSsspBase):
                              and not self.grid)
         self.capacity = max(n if params["dedup64"] else max(n, m) + n, 1)
         self.frontiers = cp.empty(2 * self.capacity, dtype=np.int32)
-        if self.grid:  # each frontier half's degree prefix sums and tile owners (advance.cuh)
+        if self.grid:  # each frontier half's degree prefix sums and tile owners (queue.cuh)
             self.tiles_per_queue = tiles_per_queue(m)
             self.starts = cp.empty(2 * self.capacity, dtype=np.int64)
             self.tile_first = cp.empty(2 * self.tiles_per_queue, dtype=np.int32)
