@@ -1,11 +1,12 @@
 """H-BF's module without a GPU: its parameters are checked, and the Python side's status-word indices and tile size
-match the #defines of hbf.cu and advance.cuh."""
+match the #defines of hbf.cu and the shared queue.cuh."""
 
 from __future__ import annotations
 
 import pytest
 
 from sssp_bench.errors import ConfigError
+from sssp_bench.gpu import queues
 from sssp_bench.impls import hbf
 
 from test_queue_impls import defines
@@ -27,7 +28,7 @@ def test_status_words_and_tile_match_the_cuda_source():
             cu["HBF_ROUNDS"], cu["HBF_CAPPED"]) == (hbf.QUEUE0, hbf.HEAVY0, hbf.OVERFLOW, hbf.CHILD0, hbf.BASE,
                                                     hbf.ROUNDS, hbf.CAPPED)
     assert cu["HBF_WORDS"] == hbf.STATUS_WORDS and cu["HBF_BLOCK"] == hbf.BLOCK
-    assert cu["WF_TILE"] == hbf.TILE  # the grid expansion's tiles are advance.cuh's
+    assert cu["ADVANCE_TILE"] == queues.TILE  # the grid expansion's tiles are queue.cuh's
     flags = {"HBF_CLASSIFY": hbf.CLASSIFY, "HBF_DEDUP": hbf.DEDUP, "HBF_COALESCE": hbf.COALESCE,
              "HBF_HINTS": hbf.HINTS, "HBF_DP_COOP": hbf.DP_COOP, "HBF_DP_CHILD": hbf.DP_CHILD, "HBF_COUNT": hbf.COUNT,
              "HBF_VWARPS": hbf.VWARPS, "HBF_BLOCKX": hbf.BLOCKX}

@@ -63,11 +63,18 @@ def test_each_header_compiles_on_its_own(header, tmp_path):
 
 @pytest.mark.parametrize("cu_file", CU_FILES, ids=lambda path: path.name)
 def test_every_kernel_the_python_side_looks_up_is_defined_extern_c(cu_file):
-    """The names a module passes to `function("...")` exist as extern "C" kernels in its source (headers too)."""
+    """The names a module passes to `function("...")` exist as extern "C" kernels in its source (headers too), and
+    the kernel template instances it names (`"kernel<true, false>"`, NVRTC name expressions) as kernel templates."""
     source, _ = module_source(cu_file)
     defined = set(re.findall(r'extern\s+"C"\s+__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s+)?(\w+)', source))
     module = cu_file.with_suffix(".py")
+    templates = set(re.findall(r"template\s*<[^>]*>\s*__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s+)?(\w+)\(",
+                               source))
+    instances = set(re.findall(r'"(\w+)<[\w, ]+>"', module.read_text()))
+    assert instances <= templates, f"{module.name} names {sorted(instances - templates)}, not templates in {cu_file.name}"
     wanted = set(re.findall(r'function\("(\w+)"\)', module.read_text()))
-    if cu_file.parent == IMPLS:  # the GPU implementations also look up gpu_common's kernels
-        wanted |= set(re.findall(r'function\("(\w+)"\)', (IMPLS / "gpu_common.py").read_text()))
+    if cu_file.parent == IMPLS:  # the GPU implementations also look up the kernels of the base classes they use
+        bases = {"gpu_common", *re.findall(r"^from \.(gpu_\w*common) import", module.read_text(), flags=re.MULTILINE)}
+        for base in bases:
+            wanted |= set(re.findall(r'function\("(\w+)"\)', (IMPLS / f"{base}.py").read_text()))
     assert wanted and wanted <= defined, f"{module.name} looks up {sorted(wanted - defined)} not in {cu_file.name}"

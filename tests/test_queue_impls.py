@@ -13,8 +13,9 @@ from sssp_bench import impls
 from sssp_bench.graph.csr import from_arcs
 from sssp_bench.errors import ConfigError
 from sssp_bench.graph.generators import generate
+from sssp_bench.gpu import queues
 from sssp_bench.gpu.runtime import module_source
-from sssp_bench.impls import near_far, workfront
+from sssp_bench.impls import gpu_queue_common, near_far, workfront
 
 from gpu_battery import heavy_star
 
@@ -107,13 +108,13 @@ def test_packed_distances_leave_room_for_every_distance_and_round_stamp():
 
 def test_status_words_and_block_sizes_agree_with_the_kernels():
     wf, nf = defines("workfront.cu"), defines("near_far.cu")
-    assert wf["WF_BLOCK"] == nf["WF_BLOCK"] == workfront.ADVANCE_BLOCK
-    assert wf["WF_TILE"] == workfront.TILE
+    assert wf["ADVANCE_BLOCK"] == nf["ADVANCE_BLOCK"] == queues.ADVANCE_BLOCK
+    assert wf["ADVANCE_TILE"] == queues.TILE
     assert (wf["WF_QUEUE0"], wf["WF_ROUNDS"], wf["WF_BASE"]) == (workfront.WF_QUEUE0, workfront.WF_ROUNDS,
                                                                  workfront.WF_BASE)
     assert workfront.WorkfrontSweep.base_word == wf["WF_BASE"] < wf["WF_WORDS"]
     assert near_far.NearFarPile.base_word == nf["NF_BASE"] < nf["NF_WORDS"]
-    assert wf["WF_WORDS"] <= workfront.STATUS_WORDS
+    assert wf["WF_WORDS"] <= gpu_queue_common.STATUS_WORDS
     assert nf["NF_WORDS"] == near_far.NF_WORDS == near_far.NearFarPile.status_words
     assert nf["NF_RING0"] + nf["NF_RING_MAX"] == nf["NF_WORDS"] and nf["NF_RING_MAX"] == near_far.NF_RING_MAX
     assert nf["NF_PENDING"] == near_far.NF_PENDING < nf["NF_SLOT_WORDS"]
@@ -125,4 +126,4 @@ def test_status_words_and_block_sizes_agree_with_the_kernels():
     control = [nf[name] for name in ("NF_ROUNDS", "NF_SPLITS", "NF_SPLIT", "NF_BLOCKS_DONE", "NF_BASE",
                                      "NF_SPLIT_BUCKET", "NF_SPLIT_COUNT")]
     assert len(set(control)) == len(control) and max(control) < nf["NF_RING0"]
-    assert workfront.BATCH_SIZES == tuple(2**k for k in range(len(workfront.BATCH_SIZES)))
+    assert gpu_queue_common.BATCH_SIZES == tuple(2**k for k in range(len(gpu_queue_common.BATCH_SIZES)))

@@ -5,8 +5,10 @@
 - `load_module(cu_path)` compiles a `.cu` file (kept beside its implementation) through `cupy.RawModule`
   (NVRTC), for the current device's architecture (`-arch=sm_XY` from its compute capability), once per device.
   Local `#include "..."` lines are expanded into the source first (the file's own folder, then this folder,
-  where the shared `common.cuh` lives), so the source NVRTC sees, this module's in-memory cache key and CuPy's
-  on-disk cache key all cover every header: editing a header recompiles every kernel that includes it.
+  where the shared headers live: `common.cuh`, the queues and load-balanced advance of `queue.cuh` and
+  `advance.cuh`, `arcs.cuh`, and the BFS kernels' `bfs_common.cuh` and `bfs_sweep.cuh`), so the source NVRTC sees,
+  this module's in-memory cache key and CuPy's on-disk cache key all cover every header: editing a header
+  recompiles every kernel that includes it.
 - `launch(kernel, grid, block, args)` refuses plain Python numbers (scalars must be explicit numpy types, so
   a kernel's `int` and `long long` parameters get exactly 4 and 8 bytes) and turns a failed launch into a
   `KernelLaunchError` naming the kernel and its configuration. Faults inside a kernel surface at the next
@@ -39,7 +41,8 @@ import numpy as np
 from ..graph.csr import CSRGraph
 
 GPU_DIR = Path(__file__).resolve().parent
-"""Where the shared headers (common.cuh) live; searched after the including file's own folder."""
+"""Where the shared headers (common.cuh, queue.cuh, advance.cuh, ...) live; searched after the including file's own
+folder."""
 
 COMPILE_OPTIONS: tuple[str, ...] = ("--std=c++17",)
 """Options every kernel is compiled with, by NVRTC on the device and by nvcc in the CI compile check."""

@@ -8,7 +8,7 @@ the source has a parent one level up, unreached exactly where the level is infin
 sources with the CPU reference. Every weighted graph is accepted: its weights are never read.
 
 Each GPU BFS module holds one `GpuBfsBase` subclass with its `.cu` beside it; the kernels include
-`bfs_common.cuh` (the level type, LEVEL_INF and `bfs_init`).
+`sssp_bench/gpu/bfs_common.cuh` (the level type, LEVEL_INF and `bfs_init`).
 """
 
 from __future__ import annotations

@@ -36,6 +36,12 @@ COUNT_RELAXATIONS = Parameter(
     "count relax attempts and relaxations (distance improvements), in total and per iteration; off when timing",
 )
 
+GRAPHS = Parameter(
+    bool, True,
+    "replay each batch of rounds as a CUDA graph captured in prepare (a few us per round instead of a Python "
+    "launch per kernel); plain launches when counting relaxations",
+)
+
 
 def packing_bounds(graph: CSRGraph) -> tuple[int, int]:
     """(low, high): bounds of every simple path's length from any vertex, for packed distance words (hbf's dedup64,
@@ -67,6 +73,7 @@ class GpuImplementation(Implementation):
 
     device = "gpu"
     cu_file: ClassVar[str]               # the .cu beside the module
+    name_expressions: ClassVar[tuple[str, ...]] = ()  # kernel template instances it looks up by name (NVRTC)
     per_vertex_bytes: ClassVar[int] = 0  # device bytes per vertex beyond the CSR
     per_arc_bytes: ClassVar[int] = 0     # device bytes per arc beyond the CSR
     status_words: ClassVar[int] = N_WORDS
@@ -81,7 +88,7 @@ class GpuImplementation(Implementation):
         if graph.n < 1:
             raise UnsupportedGraphError(f"{self.name}: the graph has no vertices")
         self.cp = runtime.cupy_module()
-        self.module = runtime.load_module(Path(__file__).with_name(self.cu_file))
+        self.module = runtime.load_module(Path(__file__).with_name(self.cu_file), self.name_expressions)
         self.dgraph = runtime.device_graph(graph, self.per_vertex_bytes, self.per_arc_bytes, who=self.name)
         self.words = self.cp.zeros(self.status_words, dtype=np.uint64)
         self.readback = runtime.HostReadback(self.words)

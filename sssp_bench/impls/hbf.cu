@@ -56,7 +56,7 @@
 // counters, the heavy-list and child counters by iteration parity (iteration i zeroes the pair i - 1 used), the
 // overflow flag, the iteration base, the count of iterations with a non-empty frontier, the cap flag, and the block
 // expansion's three rotating chunk counters (iteration i zeroes the one i - 1 used).
-#include "advance.cuh"  // common.cuh, and the packed queues of the grid expansion
+#include "advance.cuh"  // common.cuh, and the grid expansion's packed queues and load-balanced advance
 
 #define HBF_BLOCK 256
 #define HBF_WARPS (HBF_BLOCK / 32)
@@ -100,13 +100,15 @@ static_assert(HBF_CHUNK_ENTRIES >= 32 && HBF_CHUNK_ENTRIES <= HBF_BLOCK, "a chun
 
 __device__ __forceinline__ long long hbf_min(long long a, long long b) { return a < b ? a : b; }
 
-// Everything a relaxation needs, uniform over a launch.
+// Everything a relaxation needs, uniform over a launch: the arguments every kernel of an iteration shares (in this
+// order, ahead of its own), and the iteration.
 struct HbfContext {
     const offset_t* row_offsets;
     const vertex_t* columns;  // marked column ids with HBF_CLASSIFY, the plain ones otherwise
     const weight_t* weights;
     int unit_weights;
     word_t* info;             // packed words with HBF_DEDUP, int64 distances otherwise
+    long long capacity;       // entries of each frontier half (frontiers + h x capacity)
     word_t* words;
     int flags;
     int iteration;
@@ -348,14 +350,15 @@ __device__ void hbf_relax_range(const HbfContext& c, HbfEnqueue& out, dist_t du,
 
 __device__ __forceinline__ HbfContext hbf_context(const offset_t* row_offsets, const vertex_t* columns,
                                                   const weight_t* weights, int unit_weights, word_t* info,
-                                                  word_t* words, int flags, int iteration, int tag_bits,
-                                                  long long low) {
+                                                  long long capacity, word_t* words, int flags, int tag_bits,
+                                                  long long low, int iteration) {
     HbfContext c;
     c.row_offsets = row_offsets;
     c.columns = columns;
     c.weights = weights;
     c.unit_weights = unit_weights;
     c.info = info;
+    c.capacity = capacity;
     c.words = words;
     c.flags = flags;
     c.iteration = iteration;
@@ -376,16 +379,12 @@ __device__ __forceinline__ int hbf_iteration_index(const word_t* words, int roun
     return (int)((long long)words[HBF_BASE] + round_offset);
 }
 
-// The arguments every kernel of an iteration shares.
-#define HBF_COMMON_ARGS                                                                                     \
-    const offset_t *row_offsets, const vertex_t *columns, const weight_t *weights, int unit_weights,         \
-        word_t *info, long long capacity, word_t *words, int flags, int tag_bits, long long low
-#define HBF_CONTEXT(iteration) hbf_context(row_offsets, columns, weights, unit_weights, info, words, flags, \
-                                           iteration, tag_bits, low)
-// An iteration's output: frontiers[(i + 1) % 2] (each of `capacity` entries), counted in its queue word.
-#define HBF_OUTPUT(iteration, frontiers, slots)                                                              \
-    hbf_enqueue((frontiers) + (((iteration) + 1) & 1) * capacity, &words[hbf_queue_word((iteration) + 1)],   \
-                capacity, words, flags, (slots)[threadIdx.x >> 5])
+// An iteration's output: frontiers[(i + 1) % 2], counted in its queue word; `slots`: the block's warp slots.
+__device__ __forceinline__ HbfEnqueue hbf_output(const HbfContext& c, vertex_t* frontiers,
+                                                 vertex_t (*slots)[HBF_SLOT]) {
+    return hbf_enqueue(frontiers + ((c.iteration + 1) & 1) * c.capacity, &c.words[hbf_queue_word(c.iteration + 1)],
+                       c.capacity, c.words, c.flags, slots[threadIdx.x >> 5]);
+}
 
 // Block-collective: the inclusive scan of `value` over the block's threads (a warp-shuffle scan, then the warps'
 // totals through `s_warp_total`, HBF_WARPS words of shared memory), and the block's sum in *total. The caller puts
@@ -409,12 +408,15 @@ __device__ __forceinline__ long long hbf_block_inclusive_scan(long long value, l
 // --- dynamic parallelism (section 5.3) -------------------------------------------------------------------------
 
 // A heavy vertex's arcs over a whole child grid (HBF_DP_CHILD; compiled only for the -rdc=true module).
-extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_child(HBF_COMMON_ARGS, vertex_t* frontiers,
-                                                                  int iteration, vertex_t u) {
+extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_child(
+    const offset_t* row_offsets, const vertex_t* columns, const weight_t* weights, int unit_weights, word_t* info,
+    long long capacity, word_t* words, int flags, int tag_bits, long long low, vertex_t* frontiers, int iteration,
+    vertex_t u) {
     __shared__ vertex_t slots[HBF_WARPS][HBF_SLOT];
     __shared__ word_t s_fill[HBF_WARPS];
-    HbfContext c = HBF_CONTEXT(iteration);
-    HbfEnqueue out = HBF_OUTPUT(iteration, frontiers, slots);
+    HbfContext c = hbf_context(row_offsets, columns, weights, unit_weights, info, capacity, words, flags, tag_bits,
+                               low, iteration);
+    HbfEnqueue out = hbf_output(c, frontiers, slots);
     offset_t start = hbf_offset(c, u), stop = hbf_offset(c, u + 1);
     dist_t du = hbf_distance(c, u);  // read now: the freshest value when the child runs
     long long step = (long long)gridDim.x * blockDim.x;
@@ -426,20 +428,19 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_child(HBF_COMMON_ARG
 }
 
 // A heavy vertex found by a virtual warp: a child grid (up to `child_limit` per iteration), else the heavy list.
-__device__ __forceinline__ void hbf_dispatch_heavy(HBF_COMMON_ARGS, vertex_t* frontiers, int iteration,
-                                                   vertex_t u, long long degree, vertex_t* heavy,
-                                                   long long child_limit) {
+__device__ __forceinline__ void hbf_dispatch_heavy(const HbfContext& c, vertex_t* frontiers, vertex_t u,
+                                                   long long degree, vertex_t* heavy, long long child_limit) {
 #if defined(HBF_CDP)
-    if (flags & HBF_DP_CHILD) {
-        if ((long long)atomicAdd(&words[HBF_CHILD0 + (iteration & 1)], 1ULL) < child_limit) {
+    if (c.flags & HBF_DP_CHILD) {
+        if ((long long)atomicAdd(&c.words[HBF_CHILD0 + (c.iteration & 1)], 1ULL) < child_limit) {
             unsigned blocks = (unsigned)hbf_min((degree + HBF_BLOCK - 1) / HBF_BLOCK, 1024LL);
-            hbf_child<<<blocks, HBF_BLOCK>>>(row_offsets, columns, weights, unit_weights, info, capacity, words,
-                                             flags, tag_bits, low, frontiers, iteration, u);
+            hbf_child<<<blocks, HBF_BLOCK>>>(c.row_offsets, c.columns, c.weights, c.unit_weights, c.info, c.capacity,
+                                             c.words, c.flags, c.tag_bits, c.low, frontiers, c.iteration, u);
             return;
         }
     }
 #endif
-    heavy[atomicAdd(&words[HBF_HEAVY0 + (iteration & 1)], 1ULL)] = u;
+    heavy[atomicAdd(&c.words[HBF_HEAVY0 + (c.iteration & 1)], 1ULL)] = u;
 }
 
 // --- the kernels --------------------------------------------------------------------------------------------------
@@ -466,12 +467,15 @@ extern "C" __global__ void hbf_init(word_t* info, long long n, long long source,
 
 // Iteration 0 with edge classification: the source's arcs, written directly (section 4.1, the source class).
 // `fresh`: the source has no parallel arcs, so each target is written once and is unreached before.
-extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_source(HBF_COMMON_ARGS, vertex_t* frontiers,
-                                                                   vertex_t source, int fresh) {
+extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_source(
+    const offset_t* row_offsets, const vertex_t* columns, const weight_t* weights, int unit_weights, word_t* info,
+    long long capacity, word_t* words, int flags, int tag_bits, long long low, vertex_t* frontiers, vertex_t source,
+    int fresh) {
     __shared__ vertex_t slots[HBF_WARPS][HBF_SLOT];
     __shared__ word_t s_fill[HBF_WARPS];
-    HbfContext c = HBF_CONTEXT(0);
-    HbfEnqueue out = HBF_OUTPUT(0, frontiers, slots);
+    HbfContext c = hbf_context(row_offsets, columns, weights, unit_weights, info, capacity, words, flags, tag_bits,
+                               low, 0);
+    HbfEnqueue out = hbf_output(c, frontiers, slots);
     offset_t start = hbf_offset(c, source), stop = hbf_offset(c, source + 1);
     long long step = (long long)gridDim.x * blockDim.x;
     unsigned long long attempts = 0ULL, improvements = 0ULL;
@@ -487,8 +491,9 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_source(HBF_COMMON_AR
 // else as many as cover the frontier in one pass of the grid (at most 32, the paper's bound). Entries of
 // degree > tdp go to hbf_dispatch_heavy instead (when a dynamic-parallelism mode is on).
 extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iteration(
-    HBF_COMMON_ARGS, vertex_t* frontiers, int round_offset, long long fixed_per_vw, long long tdp,
-    vertex_t* heavy, long long child_limit, long long cap) {
+    const offset_t* row_offsets, const vertex_t* columns, const weight_t* weights, int unit_weights, word_t* info,
+    long long capacity, word_t* words, int flags, int tag_bits, long long low, vertex_t* frontiers, int round_offset,
+    long long fixed_per_vw, long long tdp, vertex_t* heavy, long long child_limit, long long cap) {
     __shared__ vertex_t slots[HBF_WARPS][HBF_SLOT];
     __shared__ word_t s_fill[HBF_WARPS];
     __shared__ long long s_end[HBF_BLOCK];  // HBF_BLOCKX: inclusive scan of the chunk's degrees
@@ -508,8 +513,9 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iter
     }
     if (size == 0 || iteration >= cap) return;  // block-uniform: every thread returns
     const vertex_t* frontier = frontiers + (iteration & 1) * capacity;
-    HbfContext c = HBF_CONTEXT(iteration);
-    HbfEnqueue out = HBF_OUTPUT(iteration, frontiers, slots);
+    HbfContext c = hbf_context(row_offsets, columns, weights, unit_weights, info, capacity, words, flags, tag_bits,
+                               low, iteration);
+    HbfEnqueue out = hbf_output(c, frontiers, slots);
     bool split_heavy = (flags & (HBF_DP_COOP | HBF_DP_CHILD)) != 0;
     unsigned long long attempts = 0ULL, improvements = 0ULL;
     if (flags & HBF_BLOCKX) {
@@ -533,8 +539,7 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iter
                 row = hbf_offset(c, u);
                 degree = hbf_offset(c, u + 1) - row;
                 if (split_heavy && degree > tdp) {
-                    hbf_dispatch_heavy(row_offsets, columns, weights, unit_weights, info, capacity, words, flags,
-                                       tag_bits, low, frontiers, iteration, u, degree, heavy, child_limit);
+                    hbf_dispatch_heavy(c, frontiers, u, degree, heavy, child_limit);
                     degree = 0;
                 }
             }
@@ -606,9 +611,7 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iter
             ++item;
             offset_t start = hbf_offset(c, u), end = hbf_offset(c, u + 1);
             if (split_heavy && end - start > tdp) {
-                if (lane == 0) hbf_dispatch_heavy(row_offsets, columns, weights, unit_weights, info, capacity, words,
-                                                  flags, tag_bits, low, frontiers, iteration, u, end - start, heavy,
-                                                  child_limit);
+                if (lane == 0) hbf_dispatch_heavy(c, frontiers, u, end - start, heavy, child_limit);
                 continue;
             }
             du = hbf_distance(c, u);
@@ -635,9 +638,10 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK, HBF_MIN_BLOCKS) hbf_iter
 // the blocks round-robin, so a few huge vertices and many merely heavy ones alike spread over the whole grid.
 // Every block walks the list in pieces of HBF_BLOCK entries: a block scan of the piece's degrees in shared memory
 // places its arcs, and each thread finds the entry of its arc by binary search there.
-extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_heavy(HBF_COMMON_ARGS, vertex_t* frontiers,
-                                                                  int round_offset, const vertex_t* heavy,
-                                                                  long long cap) {
+extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_heavy(
+    const offset_t* row_offsets, const vertex_t* columns, const weight_t* weights, int unit_weights, word_t* info,
+    long long capacity, word_t* words, int flags, int tag_bits, long long low, vertex_t* frontiers, int round_offset,
+    const vertex_t* heavy, long long cap) {
     __shared__ vertex_t slots[HBF_WARPS][HBF_SLOT];
     __shared__ word_t s_fill[HBF_WARPS];
     __shared__ long long s_end[HBF_BLOCK];  // inclusive scan of the piece's degrees
@@ -648,8 +652,9 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_heavy(HBF_COMMON_ARG
     if (iteration >= cap) return;
     long long count = (long long)words[HBF_HEAVY0 + (iteration & 1)];  // nobody pushes during this kernel
     if (count == 0) return;  // block-uniform
-    HbfContext c = HBF_CONTEXT(iteration);
-    HbfEnqueue out = HBF_OUTPUT(iteration, frontiers, slots);
+    HbfContext c = hbf_context(row_offsets, columns, weights, unit_weights, info, capacity, words, flags, tag_bits,
+                               low, iteration);
+    HbfEnqueue out = hbf_output(c, frontiers, slots);
     long long grid = gridDim.x;
     long long done = 0;  // arcs of the earlier pieces (block-uniform)
     unsigned long long attempts = 0ULL, improvements = 0ULL;
@@ -699,30 +704,62 @@ extern "C" __global__ void __launch_bounds__(HBF_BLOCK) hbf_heavy(HBF_COMMON_ARG
 
 // --- grid expansion (ours, for Hopper) ----------------------------------------------------------------------------
 //
-// The Workfront Sweep's load balance (advance.cuh) under H-BF's relax: each frontier entry carries the exclusive
+// The Workfront Sweep's load balance (gpu/advance.cuh) under H-BF's relax: each frontier entry carries the exclusive
 // prefix sum of the frontier's out-degrees (`starts`, written by block-aggregated pushes that reserve slots and
 // arcs with ONE atomicAdd on a packed (entries << shift | arcs) queue word), so an iteration cuts the frontier's
-// arcs into tiles of WF_TILE and every thread of the grid relaxes WF_ITEMS arcs whatever the degrees: no chunk of
-// long lists holds a block up, and no vertex needs dynamic parallelism. Needs dedup64: a frontier then holds each
-// vertex once, so it never has more than n entries and m arcs (the bounds of the packed word). Only vertices
-// with out-arcs are queued. The frontier's half h (iteration & 1) is frontiers/starts + h * capacity and
+// arcs into tiles of ADVANCE_TILE and every thread of the grid relaxes ADVANCE_ITEMS arcs whatever the degrees: no
+// chunk of long lists holds a block up, and no vertex needs dynamic parallelism. Needs dedup64: a frontier then
+// holds each vertex once, so it never has more than n entries and m arcs (the bounds of the packed word). Only
+// vertices with out-arcs are queued (the advance reads a pushed head's out-degree with plain loads, not __ldcs:
+// it is read again as an entry). The frontier's half h (iteration & 1) is frontiers/starts + h * capacity and
 // tile_first + h * tiles_per_queue.
 
-// One arc of the grid expansion: hbf_arc, and the head's out-degree when it joins the next frontier (a head
-// without out-arcs has nothing to relax and is not queued). Returns whether the head is pushed.
-__device__ __forceinline__ bool hbf_grid_arc(const HbfContext& c, offset_t e, dist_t du, bool source_arcs,
-                                             bool source_fresh, vertex_t* head, long long* degree,
-                                             unsigned long long& attempts, unsigned long long& improvements) {
-    if (!hbf_arc(c, e, du, source_arcs, source_fresh, head, attempts, improvements)) return false;
-    *degree = out_degree(c.row_offsets, *head);  // plain loads (not __ldcs): read again as an entry
-    return *degree > 0;
-}
+// The grid expansion's relax functor: hbf_arc on each arc, the head pushed when Algorithm 6's test says so. The
+// tail's distance is read per arc, as the block expansion does, so an improvement made earlier in the iteration is
+// used at once (read once per entry and tile, as the Workfront Sweep does, meshes took 1.4x the time). It is a
+// plain load whatever cache_hints says, so that L1 serves the entry's other arcs (a stale word only weakens a
+// candidate: a tail improved during the iteration is in the next frontier anyway).
+struct HbfGridRelax {
+    typedef vertex_t Tail;  // the tail itself
+    HbfContext c;
+    unsigned long long attempts;
+    unsigned long long improvements;
+
+    __device__ __forceinline__ vertex_t entry(const vertex_t* vertices, long long i) const {
+        return hbf_frontier_entry(vertices, i, c.flags);
+    }
+    __device__ __forceinline__ offset_t row(vertex_t u) const { return hbf_offset(c, u); }
+    __device__ __forceinline__ vertex_t tail(vertex_t u) const { return u; }
+
+    __device__ __forceinline__ int operator()(offset_t e, vertex_t u, vertex_t* head, dist_t* distance) {
+        dist_t du = hbf_unpacked(c, c.info[u]);  // plain: see above
+        return hbf_arc(c, e, du, false, false, head, attempts, improvements) ? PUSH_QUEUE : PUSH_NONE;
+    }
+};
+
+// hbf_grid_source's visit functor: arc `start + i` of the source, written directly (the source class); its head
+// pushed when it must join frontier 1.
+struct HbfSourceVisit {
+    HbfContext c;
+    offset_t start;
+    bool fresh;
+    unsigned long long attempts;
+    unsigned long long improvements;
+
+    __device__ __forceinline__ void operator()(long long i, int item, TileItems& items) {
+        vertex_t head = 0;
+        if (hbf_arc(c, start + i, 0LL, true, fresh, &head, attempts, improvements)) {
+            items.take(item, PUSH_QUEUE, head, 0LL, out_degree(c.row_offsets, head));
+        }
+    }
+};
 
 // Iteration 0 without edge classification: the source as the frontier's only entry, owning every tile of its arcs.
 extern "C" __global__ void hbf_grid_init(word_t* words, long long* starts, int* tile_first, int shift,
                                          long long source_degree) {
     long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k * WF_TILE < source_degree; k += stride) {
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k * ADVANCE_TILE < source_degree;
+         k += stride) {
         tile_first[k] = 0;
     }
     if (blockIdx.x == 0 && threadIdx.x == 0) {
@@ -732,52 +769,34 @@ extern "C" __global__ void hbf_grid_init(word_t* words, long long* starts, int* 
 }
 
 // Iteration 0 with edge classification (hbf_source's job): the source's arcs written directly, in tiles of
-// WF_TILE arcs dealt to the blocks, their heads pushed into frontier half 1.
-extern "C" __global__ void __launch_bounds__(WF_BLOCK) hbf_grid_source(
-    HBF_COMMON_ARGS, vertex_t* frontiers, long long* starts, int* tile_first, long long tiles_per_queue, int shift,
-    vertex_t source, int fresh) {
-    __shared__ word_t s_warp[WF_WARPS];
-    HbfContext c = HBF_CONTEXT(0);
+// ADVANCE_TILE arcs dealt to the blocks, their heads pushed into frontier half 1.
+extern "C" __global__ void __launch_bounds__(ADVANCE_BLOCK) hbf_grid_source(
+    const offset_t* row_offsets, const vertex_t* columns, const weight_t* weights, int unit_weights, word_t* info,
+    long long capacity, word_t* words, int flags, int tag_bits, long long low, vertex_t* frontiers, long long* starts,
+    int* tile_first, long long tiles_per_queue, int shift, vertex_t source, int fresh) {
+    __shared__ word_t s_warp[ADVANCE_WARPS];
+    HbfContext c = hbf_context(row_offsets, columns, weights, unit_weights, info, capacity, words, flags, tag_bits,
+                               low, 0);
     offset_t start = hbf_offset(c, source);
     long long degree = hbf_offset(c, source + 1) - start;
-    unsigned long long attempts = 0ULL, improvements = 0ULL;
-    for (long long low = (long long)blockIdx.x * WF_TILE; low < degree; low += (long long)gridDim.x * WF_TILE) {
-        bool want[WF_ITEMS];
-        vertex_t heads[WF_ITEMS];
-        long long degrees[WF_ITEMS];
-#pragma unroll
-        for (int item = 0; item < WF_ITEMS; ++item) {
-            long long t = low + item * WF_BLOCK + threadIdx.x;
-            want[item] = t < degree && hbf_grid_arc(c, start + t, 0LL, true, fresh != 0, &heads[item],
-                                                    &degrees[item], attempts, improvements);
-        }
-        block_push_entries(want, heads, degrees, &words[hbf_queue_word(1)], shift, frontiers + capacity,
-                           starts + capacity, tile_first + tiles_per_queue, s_warp);
-        __syncthreads();  // s_warp is reused by the next tile's push
-    }
-    hbf_add_counts(c, attempts, improvements);
+    HbfSourceVisit visit = {c, start, fresh != 0, 0ULL, 0ULL};
+    QueuePush push = {queue_out(frontiers + capacity, starts + capacity, tile_first + tiles_per_queue,
+                                &words[hbf_queue_word(1)], shift),
+                      s_warp};
+    for_each_in_tiles(degree, visit, push);
+    hbf_add_counts(c, visit.attempts, visit.improvements);
 }
 
-// One frontier propagation step with the grid expansion: block b takes tiles b, b + gridDim.x, ... of the
-// frontier's arcs; it loads the tile's entries (row offset, vertex) into shared memory, and each thread relaxes
-// WF_ITEMS arcs (coalesced, strided by the block), finding its entry by binary search there. The tail's
-// distance is read per arc, as the block expansion does, so an improvement made earlier in the iteration is used
-// at once: read once per entry and tile (as the Workfront Sweep does), the msdoor stand-in took 11.5 ms instead
-// of 8.1 and circuit5M_dc's 4.8 instead of 3.7, the power-law stand-ins the same within 5% (H200, 10 sources).
-// Two loads ignore cache_hints here: the tail's word, read by every arc of an entry in turn, is a plain load so
-// that L1 serves the repeats (a stale word only weakens a candidate: a tail improved during the iteration is in
-// the next frontier anyway), and so is a pushed head's degree, read again from its row offsets as an entry next
-// iteration (the streaming hint marks it evict-first). With both hinted, all else on, H200, 20 sources: flickr
-// stand-in 0.81 ms against 0.70 with cache_hints off, wiki-Talk 0.62 against 0.56, kron scale 21 2.55 against 2.45;
-// with both plain, all on and cache_hints off agree within 4% (0.78 and 0.80, 0.53 and 0.54, 2.55 and 2.55).
-// The counters bookkeeping is hbf_iteration's.
-extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) hbf_grid_iteration(
-    HBF_COMMON_ARGS, vertex_t* frontiers, long long* starts, int* tile_first, long long tiles_per_queue, int shift,
-    int round_offset, long long cap) {
-    __shared__ int s_start[WF_TILE + 1];       // entry start relative to the tile (0 for the first entry)
-    __shared__ long long s_base[WF_TILE + 1];  // row offset - start: frontier arc t is CSR arc s_base + t
-    __shared__ vertex_t s_vertex[WF_TILE + 1];
-    __shared__ word_t s_warp[WF_WARPS];
+// One frontier propagation step with the grid expansion: advance_queue over the frontier with HbfGridRelax. Two
+// loads ignore cache_hints: the tail's word (HbfGridRelax) and a pushed head's degree, read again from its row
+// offsets as an entry next iteration (the streaming hint marks it evict-first); with both hinted, all else on
+// was slower than cache_hints off (experiments/hbf/notes/hbf.md). The counters bookkeeping is hbf_iteration's.
+extern "C" __global__ void __launch_bounds__(ADVANCE_BLOCK, ADVANCE_MIN_BLOCKS) hbf_grid_iteration(
+    const offset_t* row_offsets, const vertex_t* columns, const weight_t* weights, int unit_weights, word_t* info,
+    long long capacity, word_t* words, int flags, int tag_bits, long long low, vertex_t* frontiers, long long* starts,
+    int* tile_first, long long tiles_per_queue, int shift, int round_offset, long long cap) {
+    __shared__ AdvanceTile<vertex_t> s_tile;
+    __shared__ word_t s_warp[ADVANCE_WARPS];
     int iteration = hbf_iteration_index(words, round_offset);
     word_t in_packed = words[hbf_queue_word(iteration)];
     if (blockIdx.x == 0 && threadIdx.x == 0) {
@@ -785,48 +804,16 @@ extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) hbf_grid_i
         if (in_packed != 0ULL) words[iteration >= cap ? HBF_CAPPED : HBF_ROUNDS] += 1ULL;
     }
     if (in_packed == 0ULL || iteration >= cap) return;  // block-uniform: every thread returns
-    HbfContext c = HBF_CONTEXT(iteration);
+    HbfContext c = hbf_context(row_offsets, columns, weights, unit_weights, info, capacity, words, flags, tag_bits,
+                               low, iteration);
     long long in = iteration & 1, out = in ^ 1;
-    const vertex_t* in_vertices = frontiers + in * capacity;
-    const long long* in_starts = starts + in * capacity;
-    const int* in_tiles = tile_first + in * tiles_per_queue;
-    long long arcs_total = packed_arcs(in_packed, shift);
-    long long tiles = (arcs_total + WF_TILE - 1) / WF_TILE;
-    unsigned long long attempts = 0ULL, improvements = 0ULL;
-    for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {  // block-uniform
-        long long low = tile * WF_TILE;
-        long long high = hbf_min(low + WF_TILE, arcs_total);
-        int first = 0;
-        int entries = tile_entries(in_tiles, tile, high, in_packed, shift, &first);
-        for (int j = threadIdx.x; j < entries; j += WF_BLOCK) {
-            vertex_t u = hbf_frontier_entry(in_vertices, first + j, flags);
-            long long start = in_starts[first + j];
-            s_start[j] = start > low ? (int)(start - low) : 0;
-            s_base[j] = (long long)hbf_offset(c, u) - start;
-            s_vertex[j] = u;
-        }
-        __syncthreads();
-        bool want[WF_ITEMS];
-        vertex_t heads[WF_ITEMS];
-        long long degrees[WF_ITEMS];
-#pragma unroll
-        for (int item = 0; item < WF_ITEMS; ++item) {
-            int relative = item * WF_BLOCK + threadIdx.x;
-            long long t = low + relative;
-            want[item] = false;
-            if (t < high) {
-                int a = tile_entry(s_start, entries, relative);
-                dist_t du = hbf_unpacked(c, c.info[s_vertex[a]]);  // plain: L1 serves the entry's other arcs
-                want[item] = hbf_grid_arc(c, s_base[a] + t, du, false, false, &heads[item], &degrees[item],
-                                          attempts, improvements);
-            }
-        }
-        block_push_entries(want, heads, degrees, &words[hbf_queue_word(iteration + 1)], shift,
-                           frontiers + out * capacity, starts + out * capacity, tile_first + out * tiles_per_queue,
-                           s_warp);
-        __syncthreads();  // the shared arrays are rewritten for the next tile
-    }
-    hbf_add_counts(c, attempts, improvements);
+    HbfGridRelax relax = {c, 0ULL, 0ULL};
+    QueuePush push = {queue_out(frontiers + out * capacity, starts + out * capacity,
+                                tile_first + out * tiles_per_queue, &words[hbf_queue_word(iteration + 1)], shift),
+                      s_warp};
+    advance_queue(c.row_offsets, frontiers + in * capacity, starts + in * capacity, tile_first + in * tiles_per_queue,
+                  in_packed, shift, relax, push, s_tile);
+    hbf_add_counts(c, relax.attempts, relax.improvements);
 }
 
 // The end of a captured batch of `rounds` iterations (CUDA graph replay): the base moves on.

@@ -8,10 +8,10 @@ optimization is a parameter, all on by default:
   Iterations are driven from the device: each iteration's kernels read the frontier size and the iteration
   number from the status words and size their virtual warps there (a one-wave grid, grid-stride loops), so the
   host launches iterations in batches of 16, 32, 64, 64, ... (iterations after the frontier empties do nothing) and
-  reads the status words back once per batch. A readback costs ~30-40 us and a Python launch ~15 us on an H200,
-  more than a small iteration, so by default (`graphs`) each batch is one replay of a CUDA graph captured in
-  prepare. With count_relaxations, one iteration per batch and plain launches (per-iteration counts); with
-  dynamic_parallelism "child", plain launches in batches (no graphs around device-side launches).
+  reads the status words back once per batch. A readback and a Python launch each cost more than a small
+  iteration, so by default (`graphs`) each batch is one replay of a CUDA graph captured in prepare. With
+  count_relaxations, one iteration per batch and plain launches (per-iteration counts); with dynamic_parallelism
+  "child", plain launches in batches (no graphs around device-side launches).
 - `edge_classification` (section 4.1, Algorithm 4): a marking phase in prepare() keeps a marked copy of the column ids
   on the device (the shared device graph is not touched) whose top two bits give each arc's class: self-loops are
   skipped (those of weight >= 0: a negative one is a negative cycle, relaxed to be reported); arcs into in-degree-1
@@ -40,42 +40,32 @@ optimization is a parameter, all on by default:
 - `virtual_warps` (section 5.2): the virtual warp size is the previous power of two of (resident threads /
   frontier size), clamped to [4, 32], recomputed by each iteration kernel on the device; a virtual warp takes a
   run of consecutive frontier entries: one while the frontier fits a wave of resident threads, more (up to the
-  paper's 32) as it outgrows it (vertices_per_vw = 0), or a fixed run (`vertices_per_vw`, default 1: measured
-  faster on an H200 on R-MAT, Kronecker and random graphs; the grid-stride loop then covers the frontier). The
-  grid is one wave of the iteration kernel at its real occupancy (`blocks_per_sm`: its __launch_bounds__, which
-  caps its registers). Off: one thread per frontier vertex.
+  paper's 32) as it outgrows it (vertices_per_vw = 0), or a fixed run (`vertices_per_vw`, default 1, the fastest
+  measured: adjacent virtual warps read adjacent entries; the grid-stride loop then covers the frontier). The grid
+  is one wave of the iteration kernel at its real occupancy (`blocks_per_sm`: its __launch_bounds__, which caps
+  its registers). Off: one thread per frontier vertex.
 - `block_expansion` (ours, for Hopper; on by default, and it replaces the virtual warps when on; the grid expansion
   replaces it where that runs): each block takes a chunk of consecutive frontier entries (at most 256; fewer when the
   frontier is small, so that it spreads over the whole grid), scans their degrees in shared memory, and deals the
   chunk's arcs to its threads in order, a thread finding its entry by binary search; each arc reads its tail's
-  distance beside its column id, so an improvement made earlier in the iteration is used at once. The load balance of
-  the Workfront Sweep's advance, within a block. Measured on an H200 (benchmarks/hbf_probe.py, 5-10 sources, median;
-  hbf-table2's weights on the stand-ins), all else on, virtual warps -> block expansion: rmat.3Mv.20Me 8.31 -> 2.97
-  ms, kron scale 21 7.88 -> 3.38 ms, random 2Mv.128Me 20.4 -> 9.6 ms, flickr stand-in 5.60 -> 1.44 ms, msdoor stand-in
-  8.86 -> 6.39 ms (tdp 1024; relax attempts per arc 36 -> 24), circuit5M_dc stand-in 4.04 -> 3.16 ms (tdp 1024), a
-  1.9M-vertex road 20.7 -> 18.8 ms. With the distance read once per chunk instead of per arc, msdoor took 48.7
-  attempts per arc and 13.8 ms. After a block's first chunk it claims the next free one from a counter, so a block
-  held up by long lists takes fewer. With it the iteration kernel runs 8 blocks per SM (`blocks_per_sm` 0, automatic):
-  rmat 2.92 -> 2.51 ms, kron 2.92 -> 2.47, random 9.42 -> 6.72, circuit5M_dc 3.04 -> 2.79, msdoor 6.45 -> 6.18 against
-  4 per SM. Off: the paper's design (virtual warps, when `virtual_warps` is on). `chunk_entries` (256, at most a
-  block) caps a chunk: smaller chunks balance skewed degrees better but add a block scan per chunk. H200, 10 sources,
-  ms, chunk 256 -> 32 (with tdp 1024: 256 -> 32): flickr stand-in 1.42 -> 1.08 (1.06 -> 0.92; workfront 0.79), kron
-  scale 21 2.54 -> 2.17 (2.28 -> 2.13), but rmat.3Mv.20Me 2.65 -> 3.05 (2.50 -> 2.88) and circuit5M_dc stand-in 2.80
-  -> 3.88; msdoor stand-in within 2%. So 256 stays the default.
-- `grid_expansion` (ours, for Hopper; "auto" by default): the Workfront Sweep's load balance over the whole grid.
-  Frontier entries carry the exclusive prefix sum of the frontier's out-degrees (advance.cuh's packed queues: a
-  block's pushes reserve slots and arcs with one atomicAdd on an (entries << shift | arcs) queue word), and each
-  iteration cuts the frontier's arcs into tiles of 512 dealt to the blocks, 2 arcs per thread whatever the
-  degrees; relaxations stay H-BF's (classes, packed words, the tail's distance read per arc). It replaces the
-  block expansion, the virtual warps and dynamic parallelism (no vertex is too heavy for it), and needs dedup64
-  (a frontier must hold each vertex once: at most n entries and m arcs). "on", "off", or "auto": on when dedup64
-  is and some vertex has more than `tdp` arcs, where dynamic parallelism would act (counter `grid_expansion`
-  says which ran). H200, 10 sources, all else on, block -> grid expansion: flickr stand-in 1.33 -> 0.77 ms,
-  wiki-Talk (the stand-in before 2026-11-24) 0.97 -> 0.55, as-Skitter 1.90 -> 1.26, kron scale 21 2.77 -> 2.51
-  (workfront 0.80, 0.53, 1.29, 2.43: the same kernel time, ncu on flickr 494 against 508 us), but rmat.3Mv.20Me
-  2.52 -> 3.33, msdoor stand-in 6.34 -> 8.06, circuit5M_dc 2.80 -> 3.68: without heavy vertices the block
-  expansion's pushes (warp slots, no prefix sums, no degree read behind the atomic) are cheaper than the tiles'
-  bookkeeping.
+  distance beside its column id, so an improvement made earlier in the iteration is used at once (read once per
+  chunk, meshes needed twice the relax attempts). The load balance of the Workfront Sweep's advance, within a
+  block, without the virtual warps' idle lanes on short lists. After a block's first chunk it claims the next free
+  one from a counter, so a block held up by long lists takes fewer. With it the iteration kernel runs 8 blocks per
+  SM (`blocks_per_sm` 0, automatic; faster than 4 despite a few spills). Off: the paper's design (virtual warps,
+  when `virtual_warps` is on). `chunk_entries` (256, at most a block) caps a chunk: smaller chunks balance skewed
+  degrees better but add a block scan per chunk, which costs more on R-MAT than it saves on the power-law graphs.
+- `grid_expansion` (ours, for Hopper; "auto" by default): the Workfront Sweep's load balance over the whole grid,
+  on the generic advance of `sssp_bench/gpu/advance.cuh`. Frontier entries carry the exclusive prefix sum of the
+  frontier's out-degrees (the packed queues of `queue.cuh` there: a block's pushes reserve slots and arcs with one
+  atomicAdd on an (entries << shift | arcs) queue word), and each iteration cuts the frontier's arcs into tiles of
+  512 dealt to the blocks, 2 arcs per thread whatever the degrees; relaxations stay H-BF's (classes, packed words,
+  the tail's distance read per arc). It replaces the block expansion, the virtual warps and dynamic parallelism (no
+  vertex is too heavy for it), and needs dedup64 (a frontier must hold each vertex once: at most n entries and m
+  arcs). "on", "off", or "auto": on when dedup64 is and some vertex has more than `tdp` arcs, where dynamic
+  parallelism would act (counter `grid_expansion` says which ran): there it wins, while without heavy vertices the
+  block expansion's pushes (warp slots, no prefix sums, no degree read behind the atomic) are cheaper than the
+  tiles' bookkeeping.
 - `dynamic_parallelism` (section 5.3), for frontier vertices of degree > `tdp` (4096): "child" launches a child
   kernel per such vertex from the device (CUDA dynamic parallelism, CDP2: the module is compiled with -rdc=true
   and linked with cudadevrt; the parent never waits, the children relax and enqueue and the stream's next
@@ -91,6 +81,7 @@ Counters: `iterations` (frontier steps; the first is the source's) and `grid_exp
 always; `heavy_vertices` (frontier entries above tdp, over the solve) with count_relaxations; then also relax
 attempts (arcs relaxed, skipped classes not counted) and relaxations (distance improvements) in total and per
 iteration (the sink kernel's share is added to the last iteration), and `frontier_sizes` per iteration.
+The measurements behind the defaults: experiments/hbf/notes/hbf.md.
 """
 
 from __future__ import annotations
@@ -102,18 +93,19 @@ import numpy as np
 
 from ..errors import ConfigError, UnsupportedGraphError
 from ..gpu import runtime
+from ..gpu.queues import TILE, packed_queue_shift, tiles_per_queue
 from .base import Parameter, SolveResult
 from ..kernels.arrays import check_source
 from .gpu_common import (
     BLOCK,
     COUNT_RELAXATIONS,
+    GRAPHS,
     W_ATTEMPTS,
     W_RELAXATIONS,
     CumulativeCounts,
     GpuSsspBase,
     packing_bounds,
 )
-from .workfront import GRAPHS, TILE, packed_queue_shift, tiles_per_queue
 
 # flags of hbf.cu
 CLASSIFY, DEDUP, COALESCE, HINTS, DP_COOP, DP_CHILD, COUNT, VWARPS, BLOCKX = 1, 2, 4, 8, 16, 32, 64, 128, 256
@@ -132,12 +124,10 @@ CDP_OPTIONS = ("-rdc=true", "-DHBF_CDP")
 DYNAMIC_PARALLELISM = ("off", "child", "cooperative")
 GRID_EXPANSION = ("off", "on", "auto")
 BATCH_SIZES = (16, 32, 64)
-"""Iterations per batch (one status readback each, ~30-40 us of an idle GPU: the copy, the host's check, the next
-launch); iterations after the frontier empties cost a launch each (~2 us). Growing to 64 saved 6-9% on the
-high-diameter graphs against stopping at 16 (H200: 1.9M-vertex road 18.9 -> 17.3 ms, delaunay_n20 stand-in 4.56
--> 4.27 ms). Starting at 16 instead of 1, 2, 4, 8 saves the first four readbacks for at most 15 empty iterations:
-H200, 10 sources, hbf defaults, 1 -> 16 first: flickr stand-in 0.84 -> 0.70 ms, wiki-Talk (the stand-in before
-2026-11-24) 0.57 -> 0.46, as-Skitter 1.31 -> 1.21 (4 first: 0.71, 0.49, 1.30)."""
+"""Iterations per batch (one status readback each, ~30-40 us: the copy, the host's check, the next launch);
+iterations after the frontier empties cost a launch each (~2 us). Growing to 64 saves readbacks on the
+high-diameter graphs; starting at 16 instead of 1, 2, 4, 8 saves the first four readbacks for at most 15 empty
+iterations (experiments/hbf/notes/hbf.md)."""
 
 
 def previous_power_of_two(value: int) -> int:
@@ -247,7 +237,7 @@ class HBF(GpuSsspBase):
             self.tag_bits, self.low = 1, 0
         self.host_degrees = np.asarray(graph.out_degrees())
         self.max_degree = int(self.host_degrees.max()) if graph.n else 0
-        # grid expansion: advance.cuh's packed queue words (entries << shift | arcs)
+        # grid expansion: queue.cuh's packed queue words (entries << shift | arcs)
         self.shift = packed_queue_shift(graph.n, graph.m)
         packable = self.shift is not None
         if self.params["grid_expansion"] == "auto":
@@ -295,7 +285,7 @@ class HBF(GpuSsspBase):
                              and not self.grid)
         self.capacity = max(n if params["dedup64"] else max(n, m) + n, 1)
         self.frontiers = cp.empty(2 * self.capacity, dtype=np.int32)
-        if self.grid:  # each frontier half's degree prefix sums and tile owners (advance.cuh)
+        if self.grid:  # each frontier half's degree prefix sums and tile owners (queue.cuh)
             self.tiles_per_queue = tiles_per_queue(m)
             self.starts = cp.empty(2 * self.capacity, dtype=np.int64)
             self.tile_first = cp.empty(2 * self.tiles_per_queue, dtype=np.int32)

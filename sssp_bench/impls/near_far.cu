@@ -2,17 +2,17 @@
 //
 // A threshold T splits the work: the near queue holds vertices whose distance is below T, the far pile the
 // others. Each round: (1) `near_far_advance` advances the near queue with the load-balanced advance of
-// advance.cuh; an improved vertex goes to the next near queue when its new distance is below T, else onto the
-// far pile (each once: round stamps for the near queue, epoch stamps for the far pile); (2) when that left the
-// near queue empty (Davidson et al.'s rule), or with fewer arcs than `refill_arcs` (a round that small costs
-// the same latency however little it holds), T rises and `near_far_split` splits the far pile (otherwise it
-// does nothing): entries whose distance fell below the old T are stale (they were queued near when they fell,
-// this round or before) and dropped, those below the new T join the next near queue (none of them is there
-// already: the advance queues near only below the old T), the rest form the next far pile. T rises by delta,
-// or by a multiple of delta straight to the bucket of the smallest distance pushed onto the far pile, so empty
-// buckets cost nothing (the minimum is kept as pushes happen; distances only fall, so it bounds the pile's
-// true minimum from above and the jump never skips past a vertex that still needs work: anything below the
-// new T goes near).
+// gpu/advance.cuh (NearFarRelax relaxes, NearFarPush pushes); an improved vertex goes to the next near queue when
+// its new distance is below T, else onto the far pile (each once: round stamps for the near queue, epoch stamps
+// for the far pile; near_far_pile.cuh); (2) when that left the near queue empty (Davidson et al.'s rule), or with
+// fewer arcs than `refill_arcs` (a round that small costs the same latency however little it holds), T rises and
+// `near_far_split` splits the far pile (otherwise it does nothing): entries whose distance fell below the old T
+// are stale (they were queued near when they fell, this round or before) and dropped, those below the new T join
+// the next near queue (none of them is there already: the advance queues near only below the old T), the rest
+// form the next far pile. T rises by delta, or by a multiple of delta straight to the bucket of the smallest
+// distance pushed onto the far pile, so empty buckets cost nothing (the minimum is kept as pushes happen;
+// distances only fall, so it bounds the pile's true minimum from above and the jump never skips past a vertex
+// that still needs work: anything below the new T goes near).
 //
 // Who decides the split: the last block of `near_far_advance` to finish (a block-done counter, one fence per
 // block), which then sees the final size of the next near queue. It writes NF_SPLIT, and either carries the far
@@ -41,14 +41,14 @@
 // entries; the host's "done" needs it clear too.
 //
 // Distance words: plain int64 distances (near_far_advance, dist_shift 0), or packed with the stamp of the queue or
-// pile that holds the vertex (near_far_advance_packed, advance.cuh's kPacked: (distance << dist_shift) | stamp,
-// and no stamp arrays); the split reads a word's distance by the shift either way and restamps what it keeps,
-// and near_far_unpack leaves plain distances at the end of a packed solve.
-#include "advance.cuh"
+// pile that holds the vertex (near_far_advance_packed, kPacked: (distance << dist_shift) | stamp, and no stamp
+// arrays; near_far_pile.cuh); the split reads a word's distance by the shift either way and restamps what it
+// keeps, and near_far_unpack leaves plain distances at the end of a packed solve.
+#include "near_far_pile.cuh"
 
 #define NF_SLOT0 8
 #define NF_SLOT_WORDS 7
-#define NF_NEAR 0       // packed counter of the near queue (advance.cuh)
+#define NF_NEAR 0       // packed counter of the near queue (queue.cuh)
 #define NF_FAR_COUNT 1  // far pile entries (with far buckets: the overflow pile's)
 #define NF_FAR_MIN 2    // smallest distance pushed onto the far pile (DIST_INF when none)
 #define NF_THRESHOLD 3  // T
@@ -125,10 +125,10 @@ __device__ __forceinline__ void nf_ring_decide(word_t* words, word_t* current, w
         far_count = atomicAdd(&current[NF_FAR_COUNT], 0ULL);
         far_min = atomicMin(&current[NF_FAR_MIN], (word_t)DIST_INF);
     }
-    unsigned nonempty = __ballot_sync(WF_FULL_MASK, held != 0ULL);
+    unsigned nonempty = __ballot_sync(FULL_MASK, held != 0ULL);
     // refill_arcs >= 1, and every queued vertex has an arc: with 1, a split exactly when the near queue is empty
-    bool refill = __shfl_sync(WF_FULL_MASK, packed_arcs(near_out, shift) < refill_arcs ? 1 : 0, 0) != 0;
-    far_count = __shfl_sync(WF_FULL_MASK, far_count, 0);
+    bool refill = __shfl_sync(FULL_MASK, packed_arcs(near_out, shift) < refill_arcs ? 1 : 0, 0) != 0;
+    far_count = __shfl_sync(FULL_MASK, far_count, 0);
     if (refill && nonempty == 0u && far_count != 0ULL) {  // split the overflow pile
         if (lane < far_buckets) words[NF_RING0 + lane] = 0ULL;  // every list empty: the split refills them
         if (lane == 0) {  // next[NF_FAR_COUNT] / [NF_FAR_MIN] stay reset for the entries the split keeps
@@ -164,15 +164,72 @@ __device__ __forceinline__ void nf_ring_decide(word_t* words, word_t* current, w
     }
 }
 
-// Round r's advance; kPacked: distance words packed with stamps (advance.cuh), dist_shift stamp bits; kRing: far
-// buckets (far_buckets lists of the pile array after its two overflow halves, FarPile's ring).
+// The advance's relax functor. kPacked: distance words packed with stamps (dist_shift stamp bits), else plain
+// distances and stamp claims; kRing (far buckets): a far vertex is pushed when its far class changes (far_class),
+// read from the value the atomicMin replaced: no far stamps.
 template <bool kPacked, bool kRing>
-__device__ __forceinline__ void
-near_far_round(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
-               const weight_t* __restrict__ weights, int unit_weights, dist_t* dist, vertex_t* vertices,
-               long long* starts, int* tile_first, int* stamps, vertex_t* piles, long long n,
-               long long tiles_per_queue, word_t* words, int shift, long long round_offset, long long delta,
-               long long refill_arcs, int count_relaxations, int dist_shift, int far_buckets) {
+struct NearFarRelax {
+    typedef dist_t Tail;
+    const offset_t* row_offsets;
+    const vertex_t* column_ids;
+    const weight_t* weights;
+    int unit_weights;
+    dist_t* dist;
+    word_t* words;
+    int* near_stamps;
+    int near_stamp;
+    FarPile far;
+    int dist_shift;
+    unsigned long long attempts;
+    unsigned long long improved;
+
+    __device__ __forceinline__ vertex_t entry(const vertex_t* vertices, long long i) const { return vertices[i]; }
+    __device__ __forceinline__ offset_t row(vertex_t u) const { return row_offsets[u]; }
+    __device__ __forceinline__ dist_t tail(vertex_t u) const { return kPacked ? dist[u] >> dist_shift : dist[u]; }
+
+    __device__ __forceinline__ int operator()(offset_t e, dist_t du, vertex_t* head, dist_t* distance) {
+        vertex_t v = column_ids[e];
+        dist_t w = arc_weight(weights, unit_weights, e);
+        ++attempts;
+        dist_t stamp = 0LL, old = 0LL;
+        if (kPacked) stamp = packed_stamp(du + w < far.threshold, near_stamp, far.stamp);
+        bool lowered = kPacked ? relax_packed(dist, v, du + w, dist_shift, stamp, &old)
+                       : kRing ? relax_keeping_old(dist, v, du + w, &old)
+                               : relax(dist, v, du, w, words);
+        if (!lowered) return PUSH_NONE;
+        ++improved;
+        dist_t candidate = du + w;
+        *head = v;
+        *distance = candidate;
+        // claimed here, before the advance reads the degree: a vertex improved by several arcs of a round reads
+        // its row offsets once. Packed: the improvement whose atomicMin replaced another stamp claims v.
+        bool near = candidate < far.threshold;
+        bool claimed;
+        if (kRing && !near) {  // an unreached vertex has no class; a reached far one has a list
+            dist_t old_distance = kPacked ? (old == DIST_INF ? DIST_INF : old >> dist_shift) : old;
+            claimed = far_class_changes(far, old_distance, candidate);
+        } else {
+            claimed = kPacked ? (old & ((1LL << dist_shift) - 1LL)) != stamp
+                      : near ? claim(near_stamps, v, near_stamp) : claim(far.stamps, v, far.stamp);
+        }
+        if (!claimed) return PUSH_NONE;
+        return near ? PUSH_QUEUE : PUSH_OTHER;
+    }
+};
+
+// Round r's advance, then (its last block) the split decision; kPacked and kRing as for NearFarRelax (far
+// buckets: far_buckets lists of the pile array after its two overflow halves, FarPile's ring). The host compiles
+// and looks up its four variants by name, near_far_advance<kPacked, kRing> (NVRTC name expressions, near_far.py).
+template <bool kPacked, bool kRing>
+__global__ void __launch_bounds__(ADVANCE_BLOCK, ADVANCE_MIN_BLOCKS)
+near_far_advance(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
+                 const weight_t* __restrict__ weights, int unit_weights, dist_t* dist, vertex_t* vertices,
+                 long long* starts, int* tile_first, int* stamps, vertex_t* piles, long long n,
+                 long long tiles_per_queue, word_t* words, int shift, long long round_offset, long long delta,
+                 long long refill_arcs, int count_relaxations, int dist_shift, int far_buckets) {
+    __shared__ AdvanceTile<dist_t> s_tile;
+    __shared__ word_t s_near_warp[ADVANCE_WARPS], s_far_warp[ADVANCE_WARPS];
+    __shared__ RingScratch s_ring;
     __shared__ int last_block;
     long long round = (long long)words[NF_BASE] + round_offset;  // nobody writes NF_BASE during a round
     word_t* current = nf_slot(words, round);
@@ -204,13 +261,17 @@ near_far_round(const offset_t* __restrict__ row_offsets, const vertex_t* __restr
             far.delta = delta;
             far.buckets = far_buckets;
             far.n = n;
+            ring_scratch_init(&s_ring);  // published by the first tile's barrier
         }
         long long in = round & 1, out = in ^ 1;
-        advance_queue<true, kPacked, kRing>(row_offsets, column_ids, weights, unit_weights, dist,
-                                            vertices + in * n, starts + in * n, tile_first + in * tiles_per_queue,
-                                            in_packed, shift, vertices + out * n, starts + out * n,
-                                            tile_first + out * tiles_per_queue, &next[NF_NEAR], stamps,
-                                            (int)(round + 1), far, words, count_relaxations, dist_shift);
+        NearFarRelax<kPacked, kRing> relax = {row_offsets, column_ids, weights, unit_weights, dist, words,
+                                              stamps, (int)(round + 1), far, dist_shift, 0ULL, 0ULL};
+        NearFarPush<kRing> push = {queue_out(vertices + out * n, starts + out * n,
+                                             tile_first + out * tiles_per_queue, &next[NF_NEAR], shift),
+                                   far, s_near_warp, s_far_warp, &s_ring, true, false};
+        advance_queue(row_offsets, vertices + in * n, starts + in * n, tile_first + in * tiles_per_queue,
+                      in_packed, shift, relax, push, s_tile);
+        if (count_relaxations) add_counts(words, relax.attempts, relax.improved);
     }
     // The last block to finish decides whether this round's split runs. One fence per block, in the thread that
     // counts the block done, after the barrier (fences are cumulative: they cover the block's writes the barrier
@@ -224,7 +285,8 @@ near_far_round(const offset_t* __restrict__ row_offsets, const vertex_t* __restr
     if (!last_block || threadIdx.x >= (kRing ? 32 : 1)) return;
     __threadfence();
     if (kRing) {
-        nf_ring_decide(words, current, next, threshold, epoch, ring_end, delta, far_buckets, shift, refill_arcs);
+        nf_ring_decide(words, current, next, threshold, epoch, ring_end, delta, far_buckets, shift,
+                       refill_arcs);
         if (threadIdx.x == 0) words[NF_BLOCKS_DONE] = 0ULL;
         return;
     }
@@ -247,32 +309,44 @@ near_far_round(const offset_t* __restrict__ row_offsets, const vertex_t* __restr
     words[NF_BLOCKS_DONE] = 0ULL;
 }
 
-#define NF_ROUND_PARAMETERS                                                                                        \
-    const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,                              \
-        const weight_t* __restrict__ weights, int unit_weights, dist_t* dist, vertex_t* vertices,                   \
-        long long* starts, int* tile_first, int* stamps, vertex_t* piles, long long n, long long tiles_per_queue,   \
-        word_t* words, int shift, long long round_offset, long long delta, long long refill_arcs,                   \
-        int count_relaxations, int dist_shift, int far_buckets
-#define NF_ROUND_ARGUMENTS                                                                                         \
-    row_offsets, column_ids, weights, unit_weights, dist, vertices, starts, tile_first, stamps, piles, n,           \
-        tiles_per_queue, words, shift, round_offset, delta, refill_arcs, count_relaxations, dist_shift, far_buckets
+#if !defined(__CUDACC_RTC__)
+// nvcc (the CI compile check) instantiates here the variants NVRTC instantiates from the host's name expressions.
+[[maybe_unused]] static decltype(&near_far_advance<false, false>) const near_far_advance_variants[] = {
+    &near_far_advance<false, false>, &near_far_advance<true, false>, &near_far_advance<false, true>,
+    &near_far_advance<true, true>};
+#endif
 
-extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) near_far_advance(NF_ROUND_PARAMETERS) {
-    near_far_round<false, false>(NF_ROUND_ARGUMENTS);
-}
+// The split's visit functor (one far pile): entry i of the far pile of slot r % 3 goes to slot (r + 1) % 3's near
+// queue below the new T, stays far at or above it (restamped for the next epoch's pile), or is dropped as stale
+// below the old T (settled through the near queue). No claims (atomics) here: the pile holds each vertex once
+// (its far stamp), and only vertices below the old T went near this round.
+struct NearFarSplitVisit {
+    const offset_t* row_offsets;
+    dist_t* dist;
+    int* stamps;
+    const vertex_t* pile;
+    long long n;
+    dist_t old_threshold;
+    dist_t new_threshold;
+    int dist_shift;
+    int far_stamp;
 
-extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) near_far_advance_packed(NF_ROUND_PARAMETERS) {
-    near_far_round<true, false>(NF_ROUND_ARGUMENTS);
-}
-
-extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) near_far_advance_ring(NF_ROUND_PARAMETERS) {
-    near_far_round<false, true>(NF_ROUND_ARGUMENTS);
-}
-
-extern "C" __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS)
-near_far_advance_ring_packed(NF_ROUND_PARAMETERS) {
-    near_far_round<true, true>(NF_ROUND_ARGUMENTS);
-}
+    __device__ __forceinline__ void operator()(long long i, int item, TileItems& items) const {
+        vertex_t v = pile[i];
+        dist_t d = dist[v] >> dist_shift;  // 0 unless packed
+        items.vertex[item] = v;
+        items.distance[item] = d;
+        if (d < old_threshold) return;  // stale
+        if (d < new_threshold) {
+            items.degree[item] = out_degree(row_offsets, v);  // > 0: only such vertices are piled
+            items.queued[item] = true;
+        } else {  // stamped for the next epoch's pile (no advance runs during the split)
+            if (dist_shift) dist[v] = (d << dist_shift) | packed_stamp(false, 0, far_stamp);
+            else stamps[n + v] = far_stamp;
+            items.other[item] = true;
+        }
+    }
+};
 
 // Round r's split (when NF_SPLIT says so): the far pile of slot r % 3 into slot (r + 1) % 3's near queue and
 // far pile, by the old T (slot r % 3) and the new T (slot (r + 1) % 3, set by the advance's last block).
@@ -281,58 +355,55 @@ extern "C" __global__ void near_far_split(const offset_t* __restrict__ row_offse
                                           vertex_t* piles, long long n, long long tiles_per_queue, word_t* words,
                                           int shift, long long round_offset, int dist_shift, long long delta,
                                           int far_buckets) {
-    __shared__ word_t s_near_warp[WF_WARPS];  // the pushes' per-warp scan totals (block_reserve)
-    __shared__ word_t s_far_warp[WF_WARPS];
+    __shared__ word_t s_near_warp[ADVANCE_WARPS], s_far_warp[ADVANCE_WARPS];
     if (words[NF_SPLIT] == 0ULL) return;
     long long round = (long long)words[NF_BASE] + round_offset;
     word_t* current = nf_slot(words, round);
     word_t* next = nf_slot(words, round + 1);
     long long far_count = (long long)current[NF_FAR_COUNT];
-    dist_t old_threshold = (dist_t)current[NF_THRESHOLD];
-    dist_t new_threshold = (dist_t)next[NF_THRESHOLD];
     long long epoch = (long long)current[NF_EPOCH];
-    const vertex_t* pile = piles + (epoch & 1) * n;
-    vertex_t* kept = piles + ((epoch + 1) & 1) * n;
     long long out = (round + 1) & 1;
-    int far_stamp = (int)(epoch + 2);
-    long long stride = (long long)gridDim.x * WF_TILE;
-    for (long long base = (long long)blockIdx.x * WF_TILE; base < far_count; base += stride) {  // block-uniform
-        bool want_near[WF_ITEMS], want_far[WF_ITEMS];
-        vertex_t vs[WF_ITEMS];
-        dist_t ds[WF_ITEMS];
-        long long degrees[WF_ITEMS];
-#pragma unroll
-        for (int item = 0; item < WF_ITEMS; ++item) {
-            long long i = base + item * WF_BLOCK + threadIdx.x;
-            want_near[item] = want_far[item] = false;
-            vs[item] = 0;
-            ds[item] = 0;
-            degrees[item] = 0;
-            if (i < far_count) {
-                vertex_t v = pile[i];
-                dist_t d = dist[v] >> dist_shift;  // 0 unless packed
-                vs[item] = v;
-                ds[item] = d;
-                // No claims (atomics) here: the pile holds each vertex once (its far stamp), and only vertices
-                // below the old T went near this round. A kept vertex's stamp is stored for the next advance.
-                if (d >= old_threshold) {  // below it: stale, settled through the near queue
-                    if (d < new_threshold) {
-                        degrees[item] = out_degree(row_offsets, v);  // > 0: only such vertices are piled
-                        want_near[item] = true;
-                    } else {  // stamped for the next epoch's pile (no advance runs during the split)
-                        if (dist_shift) dist[v] = (d << dist_shift) | packed_stamp(false, 0, far_stamp);
-                        else stamps[n + v] = far_stamp;
-                        want_far[item] = true;
-                    }
-                }
-            }
-        }
-        block_push_entries(want_near, vs, degrees, &next[NF_NEAR], shift, vertices + out * n, starts + out * n,
-                           tile_first + out * tiles_per_queue, s_near_warp);
-        block_push_far(want_far, vs, ds, &next[NF_FAR_COUNT], &next[NF_FAR_MIN], kept, s_far_warp);
-        __syncthreads();  // s_near_warp and s_far_warp are rewritten in the next iteration
-    }
+    NearFarSplitVisit visit = {row_offsets, dist, stamps, piles + (epoch & 1) * n, n, (dist_t)current[NF_THRESHOLD],
+                               (dist_t)next[NF_THRESHOLD], dist_shift, (int)(epoch + 2)};
+    FarPile kept = {};
+    kept.pile = piles + ((epoch + 1) & 1) * n;
+    kept.counter = &next[NF_FAR_COUNT];
+    kept.minimum = &next[NF_FAR_MIN];
+    NearFarPush<false> push = {queue_out(vertices + out * n, starts + out * n, tile_first + out * tiles_per_queue,
+                                         &next[NF_NEAR], shift),
+                               kept, s_near_warp, s_far_warp, nullptr, true, false};
+    for_each_in_tiles(far_count, visit, push);
 }
+
+// The far-bucket split's visit functor: entry i of the list read (a bucket's list, or the overflow pile) is live
+// when its distance is still in that list's class; a live one below the new T joins the next near queue, a live
+// one at or above it (overflow split only) goes to the far class of its distance in the new ring.
+struct NearFarRingSplitVisit {
+    const offset_t* row_offsets;
+    const dist_t* dist;
+    const vertex_t* list;
+    dist_t threshold;  // the new T
+    long long delta;
+    long long bucket;   // split 1: the bucket opened
+    long long old_end;  // split 2: the old ring end
+    bool overflow;
+    int dist_shift;
+
+    __device__ __forceinline__ void operator()(long long i, int item, TileItems& items) const {
+        vertex_t v = list[i];
+        dist_t d = dist[v] >> dist_shift;  // 0 unless packed; far words carry stamp 0
+        items.vertex[item] = v;
+        items.distance[item] = d;
+        long long klass = d / delta;
+        bool live = overflow ? klass >= old_end : klass == bucket;
+        if (live && d < threshold) {
+            items.degree[item] = out_degree(row_offsets, v);  // > 0: only such vertices are listed
+            items.queued[item] = true;
+        } else {  // overflow only: bucket a's live entries are below (a + 1) x delta = T
+            items.other[item] = live;
+        }
+    }
+};
 
 // Round r's split with far buckets (when NF_SPLIT says so; the arguments are near_far_split's). Split 1 opens
 // bucket a = NF_SPLIT_BUCKET: its list's entries whose distance is still in [a x delta, (a + 1) x delta) join
@@ -345,10 +416,8 @@ extern "C" __global__ void near_far_split_ring(const offset_t* __restrict__ row_
                                                vertex_t* piles, long long n, long long tiles_per_queue,
                                                word_t* words, int shift, long long round_offset, int dist_shift,
                                                long long delta, int far_buckets) {
-    __shared__ word_t s_near_warp[WF_WARPS];  // the near pushes' per-warp scan totals (block_reserve)
-    __shared__ unsigned s_ring_count[NF_RING_MAX + 1];  // block_push_ring's counts, bases and minimum
-    __shared__ word_t s_ring_base[NF_RING_MAX + 1];
-    __shared__ word_t s_ring_minimum;
+    __shared__ word_t s_near_warp[ADVANCE_WARPS];
+    __shared__ RingScratch s_ring;
     word_t split = words[NF_SPLIT];
     if (split == 0ULL) return;
     long long round = (long long)words[NF_BASE] + round_offset;
@@ -359,7 +428,6 @@ extern "C" __global__ void near_far_split_ring(const offset_t* __restrict__ row_
     bool overflow = split == 2ULL;
     const vertex_t* list = overflow ? piles + (epoch & 1) * n : piles + 2 * n + (bucket % far_buckets) * n;
     long long count = (long long)words[NF_SPLIT_COUNT];
-    long long old_end = (long long)current[NF_RING_END];
     FarPile far = {};  // the new ring (overflow split only)
     far.threshold = (dist_t)next[NF_THRESHOLD];
     far.pile = piles + ((epoch + 1) & 1) * n;
@@ -372,46 +440,15 @@ extern "C" __global__ void near_far_split_ring(const offset_t* __restrict__ row_
     far.delta = delta;
     far.buckets = far_buckets;
     far.n = n;
-    if (threadIdx.x <= NF_RING_MAX) {  // published by the tile loop's first barrier (block_reserve)
-        s_ring_count[threadIdx.x] = 0u;
-        if (threadIdx.x == 0) s_ring_minimum = (word_t)DIST_INF;
-    }
+    ring_scratch_init(&s_ring);  // published by the tile loop's first barrier (block_reserve)
     long long out = (round + 1) & 1;
-    bool filled = false;
-    long long stride = (long long)gridDim.x * WF_TILE;
-    for (long long base = (long long)blockIdx.x * WF_TILE; base < count; base += stride) {  // block-uniform
-        bool want_near[WF_ITEMS], want_far[WF_ITEMS];
-        vertex_t vs[WF_ITEMS];
-        dist_t ds[WF_ITEMS];
-        long long degrees[WF_ITEMS];
-#pragma unroll
-        for (int item = 0; item < WF_ITEMS; ++item) {
-            long long i = base + item * WF_BLOCK + threadIdx.x;
-            want_near[item] = want_far[item] = false;
-            vs[item] = 0;
-            ds[item] = 0;
-            degrees[item] = 0;
-            if (i < count) {
-                vertex_t v = list[i];
-                dist_t d = dist[v] >> dist_shift;  // 0 unless packed; far words carry stamp 0
-                vs[item] = v;
-                ds[item] = d;
-                long long klass = d / delta;
-                bool live = overflow ? klass >= old_end : klass == bucket;
-                if (live && d < far.threshold) {
-                    degrees[item] = out_degree(row_offsets, v);  // > 0: only such vertices are listed
-                    want_near[item] = true;
-                } else {  // overflow only: bucket a's live entries are below (a + 1) x delta = T
-                    want_far[item] = live;
-                }
-            }
-        }
-        block_push_entries(want_near, vs, degrees, &next[NF_NEAR], shift, vertices + out * n, starts + out * n,
-                           tile_first + out * tiles_per_queue, s_near_warp);
-        if (overflow) filled |= block_push_ring(want_far, vs, ds, far, s_ring_count, s_ring_base, &s_ring_minimum);
-        __syncthreads();  // s_near_warp is rewritten in the next iteration
-    }
-    if (filled && threadIdx.x == 0) next[NF_PENDING] = 1ULL;  // may be overflow entries only: harmless
+    NearFarRingSplitVisit visit = {row_offsets, dist, list, far.threshold, delta, bucket,
+                                   (long long)current[NF_RING_END], overflow, dist_shift};
+    NearFarPush<true> push = {queue_out(vertices + out * n, starts + out * n, tile_first + out * tiles_per_queue,
+                                        &next[NF_NEAR], shift),
+                              far, s_near_warp, nullptr, &s_ring, overflow, false};
+    for_each_in_tiles(count, visit, push);
+    if (push.pushed_far && threadIdx.x == 0) next[NF_PENDING] = 1ULL;  // may be overflow entries only: harmless
 }
 
 // After a packed solve: the distances alone (an unreached vertex's word is DIST_INF itself).

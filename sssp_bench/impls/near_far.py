@@ -1,8 +1,8 @@
 """`near-far`: Davidson et al.'s Near-Far Pile, a Delta-stepping-like refinement of the Workfront Sweep.
 
 hbf-bellman-ford-kepler, section 3 (related work) and Table 2: "Near-Far Pile refines the Workfront Sweep strategy
-by adopting two queues similarly to the Delta-Stepping algorithm". Here (`near_far.cu`, with the advance of
-`advance.cuh` that `workfront` uses too):
+by adopting two queues similarly to the Delta-Stepping algorithm". Here (`near_far.cu` and `near_far_pile.cuh`, on
+the generic advance of `sssp_bench/gpu/advance.cuh` that `workfront` uses too):
 
 - A threshold T (initially delta) splits the work: the near queue holds vertices whose distance is below T, the
   far pile the rest. Each round advances the near queue (load-balanced, atomicMin); an improved vertex goes to
@@ -14,41 +14,29 @@ by adopting two queues similarly to the Delta-Stepping algorithm". Here (`near_f
   delta that reaches the bucket of the far pile's smallest pushed distance, so empty buckets cost no rounds.
 - refill_arcs (default 4096, not in Davidson et al.): a round that leaves fewer arcs than this in the near queue
   splits the far pile then, not only when the near queue is empty; such a round costs its latency however little
-  it holds. 1 is Davidson et al.'s rule. The split needs no atomics: the pile holds each vertex once, and the
-  advance queued near only vertices below the old T, which the split drops as stale.
+  it holds (high-diameter graphs, roads and grids, gain most). 1 is Davidson et al.'s rule. The split needs no
+  atomics: the pile holds each vertex once, and the advance queued near only vertices below the old T, which the
+  split drops as stale.
 - far_buckets (not Davidson et al.'s; default -1: 8 on graphs of average out-degree at least 5, else 0): the far
   side as B lists, one per distance bucket of width delta from T's bucket on (a ring of B), and an overflow pile
   beyond them. A split opens the lowest non-empty bucket (its list's entries whose distance is still in the bucket
   go near, the rest are stale) instead of rereading the whole pile; the overflow pile is split only when every list
   is empty, and restarts the ring at the new T. A far vertex is pushed when its improvement changes its bucket (or
   moves it out of the overflow pile), known from the value the atomicMin replaced: no far stamps, and nothing to
-  restamp in a split. Measured on an H200 against one far pile (100 sources, `sssp-bench compare`,
-  benchmarks/measured/2026-11-23-h200-near-far-buckets/), time ratio with 8 lists:
-
-      rmat.3Mv.20Me 0.861, kron scale 21 0.867           (faster, 100/100 sources), random.2Mv.128Me 0.968 (82/100)
-      USA-road-d.NY 1.051, road-2M 1.055, grid-2M 1.067  (slower, 0/100: hence 0 on sparse graphs)
-
-  16 lists against 8: no clear difference (rmat 0.984, kron 0.989). The roads' far pile is a thin shell whose
-  whole split costs little, and their thousands of small rounds pay the lists' extra bookkeeping.
+  restamp in a split. It pays on low-diameter graphs, where most vertices wait on the far pile and a whole-pile
+  split rereads them; on sparse ones (roads, meshes) the far pile is a thin shell whose split costs little, and
+  their thousands of small rounds would pay the lists' extra bookkeeping: hence 0 there.
 - packed_dedup (default on; H-BF's 64-bit duplicate removal, not Davidson et al.'s): each distance word holds
   (distance << s) | stamp. An improvement writes its destination's stamp (the round's near queue, or the epoch's
   far pile) with the distance in one atomicMin, and the improvement that replaced another stamp pushes the
   vertex, so an improving arc costs no stamp read and no atomicExch. s is the room left beside the largest
   possible distance (gpu_common.packing_bounds, as hbf's dedup64 bounds it); when it cannot hold every stamp
   (huge weights on huge graphs) the solve keeps plain distances and says so in the counter `packed_dedup` (0).
-  The words are unpacked into plain distances at the end of the solve (inside its time). Measured against plain
-  distances on an H200 (100 sources, `sssp-bench compare`; benchmarks/measured/2026-11-23-h200-near-far-packed/),
-  time ratio:
-
-      rmat.3Mv.20Me 0.862, random.2Mv.128Me 0.964, kron scale 21 0.913,
-      USA-road-d.NY 0.896, road-2M 0.880, grid-2M 0.863   (every one "faster", 97-100 of 100 sources)
-
-  Packing the near stamps alone (the far pile still claiming through a stamp array) gave 0.936, 0.953, 1.016
-  (no clear difference), 0.916, 0.900 and 0.921.
+  The words are unpacked into plain distances at the end of the solve (inside its time).
 - The last block of each advance decides whether a split follows (it sees the final near-queue size), so the
   rounds run from the device and the host reads the status words back once per batch of up to 16 rounds (once
-  per round with count_relaxations), each batch a CUDA graph replay as in `workfront` (parameter `graphs`).
-  Buffers are allocated once in prepare.
+  per round with count_relaxations), each batch a CUDA graph replay as in `workfront` (parameter `graphs`;
+  `gpu_queue_common`). Buffers are allocated once in prepare.
 
 delta: the `delta` parameter, or with 0 (the default) delta = C x average arc weight / average out-degree,
 rounded, at least 1 (unit weight for an unweighted graph), with C = 32 (the warp size) on sparse graphs
@@ -57,35 +45,8 @@ Davidson et al. (IPDPS 2014) for their Near-Far Pile (the H-BF paper does not gi
 text is not among our sources, so it is taken as stated): a bucket should hold about a warp's worth of arcs per
 near vertex. It is right for the high-diameter sparse graphs, where a round's width in distance is what gives
 the GPU work, and redundant relaxations stay rare even with wide buckets. On low-diameter graphs wide buckets
-let far vertices in early, and they are relaxed again and again: measured on an H200 (benchmarks/near_far_probe.py,
-median of 10 sources), C = 32 gives 3.9-4.3 relax attempts per reached arc and C = 4 about 1.1-1.5:
-
-    graph             C = 32            C = 8             C = 4             C = 2
-    rmat.3Mv.20Me     4.61 ms (3.9/arc) 2.74 ms (1.7/arc) 2.66 ms (1.2/arc) 3.16 ms (1.05/arc)
-    random.2Mv.128Me  5.41 ms (1.5/arc) 4.33 ms (1.07)    4.27 ms (1.01)    4.33 ms (1.00)
-    kron scale 21     3.69 ms (1.85)    3.42 ms (1.47)    3.46 ms (1.12)
-    road n=2M         32.7 ms (1.03)    42.5 ms (1.01)    53.4 ms (1.01)
-    grid 1414 x 1414  39.8 ms (1.71)    59.8 ms (1.16)    80.3 ms (1.06)
-
-Where the time goes (benchmarks/near_far_probe.py --rounds; H200, R-MAT 3Mv.20Me, one source): 73 rounds in
-2.6 ms; the 10 rounds above 512k arcs take 1.2 ms, and the 63 smaller ones 14-19 us each however little they hold
-(a chain of dependent memory accesses and two launches). A persistent kernel, every round in one cooperative
-launch with a grid barrier between rounds, measured slower (2.76 against 2.55 ms on R-MAT, 3.76 against 3.49 ms
-on random 2Mv.128Me) and was not kept. benchmarks/measured/2026-11-22-h200-near-far/rmat-rounds-profile.txt.
-
-refill_arcs, measured (H200, median of 10 sources, ms; benchmarks/measured/2026-11-23-h200-near-far/probes.txt):
-
-    graph             refill 1   4096    16384
-    rmat.3Mv.20Me     2.49       2.57    2.79    (2.2 relax attempts per reached arc at 16384 against 1.2)
-    kron scale 21     2.82       2.74    2.74
-    road n=2M         31.2       28.0    27.6
-    grid 1414 x 1414  41.2       31.9    31.3
-    random.2Mv.128Me  3.56       3.48    -       (an earlier run, the split still with atomics)
-
-On R-MAT the rounds are not what costs most: the big rounds relax ~18 G arcs/s against the floor pass's 56 G/s
-(per arc a distance read, and for an improving arc an atomicMin, a stamp claim and the pushed vertex's row
-offsets, all random L2 requests; ncu shows L2 up to 67% busy), and with one far pile each bucket's last round
-pays a split of the whole pile (up to ~150 us; far_buckets cut those rounds to ~50 us, rmat-rounds.txt there).
+let far vertices in early, and they are relaxed again and again (there C = 32 gave 3.9-4.3 relax attempts per
+reached arc, C = 4 about 1.1-1.5).
 
 Non-negative weights only: a graph with a negative weight is refused with UnsupportedGraphError (distances below
 T are final only when no arc weighs less than zero); use `workfront` or `lonestar` for those.
@@ -95,6 +56,7 @@ Counters: `iterations` (rounds with work: a near queue to advance or a far pile 
 used);
 with count_relaxations, relax attempts and relaxations in total and per iteration, and `frontier_sizes` (near
 queue entries per iteration).
+The measurements behind the defaults, and where a round's time goes: experiments/hbf/notes/near_far.md.
 """
 
 from __future__ import annotations
@@ -106,10 +68,11 @@ import numpy as np
 from ..graph.csr import CSRGraph
 from ..errors import ConfigError, UnsupportedGraphError
 from ..gpu import runtime
+from ..gpu.queues import ADVANCE_BLOCK
 from .base import Parameter
 from ..kernels.arrays import check_source
-from .gpu_common import COUNT_RELAXATIONS, packing_bounds
-from .workfront import ADVANCE_BLOCK, BATCH_SIZES, GRAPHS, QueueAdvanceBase
+from .gpu_common import COUNT_RELAXATIONS, GRAPHS, packing_bounds
+from .gpu_queue_common import BATCH_SIZES, QueueAdvanceBase
 
 WARP_SIZE = 32
 NF_SLOT0, NF_SLOT_WORDS, NF_NEAR, NF_FAR_COUNT, NF_PENDING = 8, 7, 0, 1, 6
@@ -117,6 +80,13 @@ NF_ROUNDS, NF_SPLITS, NF_BASE = 29, 30, 33
 NF_RING_MAX, NF_WORDS = 16, 56
 """Status words of near_far.cu: three rotating control slots, the rounds with work, the splits, the round base;
 the far buckets' list counters up to NF_WORDS."""
+ADVANCE_KERNELS = {
+    (False, False): "near_far_advance<false, false>",
+    (True, False): "near_far_advance<true, false>",
+    (False, True): "near_far_advance<false, true>",
+    (True, True): "near_far_advance<true, true>",
+}
+"""The round kernel near_far_advance<kPacked, kRing> of near_far.cu by (packed distance words, far buckets)."""
 
 
 SPARSE_DEGREE = 5.0
@@ -153,7 +123,7 @@ def packed_distance_shift(graph: CSRGraph) -> int:
 
     Every tentative distance is a simple path's length (the weights are non-negative), at most packing_bounds'
     high, and it must stay below the unreached word's distance (INT64_MAX >> shift); every stamp below 2^shift:
-    2 x (round + 1) + 1 for a near queue, 2 x (epoch + 1) for a far pile (advance.cuh's packed_stamp), epochs at
+    2 x (round + 1) + 1 for a near queue, 2 x (epoch + 1) for a far pile (near_far_pile.cuh's packed_stamp), epochs at
     most rounds, rounds capped by round_cap plus one batch.
     """
     _, high = packing_bounds(graph)
@@ -193,9 +163,10 @@ class NearFarPile(QueueAdvanceBase):
         "graphs": GRAPHS,
     }
     cu_file = "near_far.cu"
+    name_expressions = tuple(ADVANCE_KERNELS.values())
     status_words = NF_WORDS
     base_word = NF_BASE
-    advance_kernel = "near_far_advance"
+    advance_kernel = ADVANCE_KERNELS[(False, False)]
     stamp_arrays = 2
     # distances 8, two near queues of (vertex 4 + start 8), near and far stamps 4 + 4, two far piles 4 + 4
     per_vertex_bytes = 48
@@ -226,8 +197,7 @@ class NearFarPile(QueueAdvanceBase):
 
     def prepare_device(self) -> None:
         self.dist_shift = packed_distance_shift(self.graph) if self.params["packed_dedup"] else 0
-        self.advance_kernel = ("near_far_advance" + ("_ring" if self.far_buckets else "")
-                               + ("_packed" if self.dist_shift else ""))
+        self.advance_kernel = ADVANCE_KERNELS[(self.dist_shift > 0, self.far_buckets > 0)]
         super().prepare_device()
         self.delta = int(self.params["delta"] or auto_delta(self.graph))
         # far piles e % 2 = 0 and 1 (with buckets: the overflow piles), then one list per far bucket
