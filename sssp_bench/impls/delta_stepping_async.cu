@@ -1,0 +1,328 @@
+// delta-stepping-async: asynchronous, work-efficient delta-stepping in the spirit of Wang, Fussell and Lin's ADDS
+// (PPoPP'21): persistent warps pull work from a device work queue organised by bucket, and no grid-wide barrier
+// separates the buckets.
+//
+// The work queue: AS_SLOTS ring slots, slot s holding the entries of bucket labels congruent to s; a label is
+// distance / delta. Each slot is a ring of `cap` 64-bit entries with monotonic head and tail counters (kept across
+// solves: every solve consumes all it pushed); an entry is (lap parity << 63 | label << 32 | vertex), the parity of
+// its lap (index / cap) telling a reader whether the cell already holds the entry it claimed or an older one.
+//
+// A worker warp: lane 0 reads base (the lowest label that may hold work) and takes up to 32 entries from the first
+// non-empty slot among labels base .. base + lookahead - 1 (a CAS on the slot's head, a few tries per slot); finding
+// the slot of label base empty and no warp still working on its entries (busy), it moves base on by one (CAS).
+// Each lane then waits for its cell's entry, and claims the vertex with a CAS of qb[v] (the label of v's live entry)
+// from the entry's label to NONE: a vertex pushed again since, to a lower label, has another live entry, and this
+// one is stale (skipped). The claim is followed by a fence and the distance read, and a pusher's distance atomicMin
+// is followed by a fence and its qb atomicMin: either the claim comes first and the pusher sees NONE and pushes
+// again, or the claimer reads the lowered distance. So no improvement is lost.
+// An improvement of v to distance d pushes (v, label) when the label, max(d / delta, base as last read), is below
+// qb[v] (atomicMin): at most one unconsumed entry per vertex and label. A label below base (a base read before it
+// moved) is raised to base so that it lands in the window. Pushes are warp-aggregated per slot: lanes are grouped by
+// target slot (match_any), each group's first lane reserves the group's cells with one atomicAdd on the tail.
+//
+// The window: every pushed label is below base + AS_SLOTS, since a taken label is below base + lookahead and a
+// push adds at most floor(max weight / delta) + 1 (the host raises delta until floor(max weight / delta) <=
+// AS_SLOTS - 1 - lookahead), so a slot holds one label at a time but for the rare entry of a label pushed after
+// base had already moved past it; such an entry is still claimed by its own label (the claim never looks at the
+// slot), only later. A slot thus holds at most about one entry per vertex (cap = n plus every thread's claimed,
+// unread cell and a margin); a reservation that would overrun that is detected (AS_ABORT = 1) and the solve fails
+// loudly rather than corrupting a cell.
+//
+// Termination: `pending` counts entries pushed and not yet processed; a warp adds its pushes before writing them and
+// subtracts the entries it took after relaxing them (and after their pushes). It is 0 exactly when every queue is
+// empty and no warp holds work, and then nothing can push again: every warp that finds no work and pending 0 exits.
+// Every wait (for a cell's entry, for work) is bounded: past timeout_cycles a warp sets AS_ABORT = 2 and all exit.
+//
+// Memory written by other warps during the launch (distances, qb, cells, counters) is read through L2 (__ldcg or
+// volatile); the distance pre-check before an atomicMin may see a stale value, only ever too high.
+#include "common.cuh"
+
+#define AS_BLOCK 256
+#define AS_FULL 0xffffffffu
+#define AS_SLOTS 64
+#define AS_NONE 0xffffffffu
+#define AS_LINE 16        // words per 128-byte line: each hot counter on a line of its own
+
+// control[] (word_t), one 128-byte line each
+#define AS_BASE 0         // the lowest label that may hold work
+#define AS_PENDING 16     // entries pushed and not yet processed
+#define AS_ABORT 32       // 1: a slot would overflow; 2: a warp waited past the timeout
+#define AS_CONTROL_WORDS 48
+// slots[] (word_t): slot s's head, tail and busy (entries taken and not yet processed) on line s
+#define AS_HEAD(s) ((s) * AS_LINE)
+#define AS_TAIL(s) ((s) * AS_LINE + 1)
+#define AS_BUSY(s) ((s) * AS_LINE + 2)
+#define AS_SLOT_WORDS (AS_SLOTS * AS_LINE)
+// words[] (the status words read back once per solve): common.cuh's, then these
+#define AS_POPS 8         // entries taken
+#define AS_STALE 9        // entries skipped (their vertex had a live entry of a lower label)
+#define AS_PUSHES 10
+#define AS_LABELS 11      // the highest label taken, plus one
+#define AS_ABORTED 12     // the abort reason, copied from control[AS_ABORT]
+#define AS_WORDS 16
+
+__device__ __forceinline__ word_t load_volatile(const word_t* p) { return *(const volatile word_t*)p; }
+
+__device__ __forceinline__ word_t lap_bit(word_t index, long long cap) {
+    return (((index / (word_t)cap) & 1ULL) ^ 1ULL) << 63;  // lap 0 writes 1: a zeroed ring holds no entry
+}
+
+__device__ __forceinline__ unsigned long long warp_sum(unsigned long long value) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) value += __shfl_xor_sync(AS_FULL, value, offset);
+    return value;
+}
+
+// Sets the abort reason (the first one wins).
+__device__ __forceinline__ void abort_solve(word_t* control, word_t reason) {
+    atomicCAS(control + AS_ABORT, 0ULL, reason);
+}
+
+struct Worker {
+    dist_t* dist;
+    unsigned* qb;
+    word_t* cells;
+    word_t* control;
+    word_t* slots;
+    long long cap, guard, delta;
+    word_t base;  // the base read when the batch was taken: pushed labels are raised to it
+    unsigned long long attempts, improved, pushes;
+};
+
+// Pushes (v, label) for the lanes with `push`: pending first, then per target slot one reservation and the cells.
+// All 32 lanes call.
+__device__ __forceinline__ void warp_enqueue(bool push, vertex_t v, word_t label, Worker& w) {
+    unsigned pushers = __ballot_sync(AS_FULL, push);
+    if (pushers == 0u) return;
+    int lane = threadIdx.x & 31;
+    if (lane == 0) {
+        atomicAdd(w.control + AS_PENDING, (word_t)__popc(pushers));
+        __threadfence();  // counted before any of the entries can be seen, taken and subtracted
+    }
+    __syncwarp();
+    int slot = push ? (int)(label % AS_SLOTS) : -1;
+    unsigned group = __match_any_sync(AS_FULL, slot);
+    int first = __ffs(group) - 1;
+    word_t size = (word_t)__popc(group);
+    word_t start = 0ULL;
+    bool overflow = false;
+    if (push && lane == first) {
+        start = atomicAdd(w.slots + AS_TAIL(slot), size);
+        // every cell up to start + size must have been read: the ones not yet taken plus at most `guard` taken
+        // but unread (one per thread of the grid)
+        overflow = (long long)(start + size - load_volatile(w.slots + AS_HEAD(slot))) > w.cap - w.guard;
+    }
+    start = __shfl_sync(AS_FULL, start, first);
+    overflow = __shfl_sync(AS_FULL, overflow, first);
+    if (push) {
+        if (overflow) {
+            abort_solve(w.control, 1ULL);
+        } else {
+            word_t index = start + (word_t)__popc(group & ((1u << lane) - 1u));
+            word_t entry = lap_bit(index, w.cap) | (label << 32) | (word_t)(unsigned)v;
+            __stcg(w.cells + (long long)slot * w.cap + (long long)(index % (word_t)w.cap), entry);
+            ++w.pushes;
+        }
+    }
+}
+
+// One arc per lane (lanes with `on`). All 32 lanes call.
+__device__ __forceinline__ void relax_arc(bool on, offset_t e, dist_t du, const vertex_t* __restrict__ column_ids,
+                                         const weight_t* __restrict__ weights, int unit_weights, Worker& w) {
+    bool improved = false;
+    vertex_t v = 0;
+    dist_t candidate = 0;
+    if (on) {
+        v = column_ids[e];
+        candidate = du + arc_weight(weights, unit_weights, e);
+        ++w.attempts;
+        if (candidate < w.dist[v]) improved = candidate < atomicMin(&w.dist[v], candidate);
+    }
+    if (!__any_sync(AS_FULL, improved)) return;
+    __threadfence();  // the distance before qb: see the claim's fence
+    word_t label = improved ? (word_t)(candidate / w.delta) : 0ULL;
+    if (label < w.base) label = w.base;
+    bool push = false;
+    if (improved) {
+        ++w.improved;
+        push = atomicMin(&w.qb[v], (unsigned)label) > (unsigned)label;
+    }
+    warp_enqueue(push, v, label, w);
+}
+
+// The arcs [begin, end) of each lane's vertex (valid lanes): those of more than heavy_degree arcs by the whole
+// warp in turn, the others by their own lane. All 32 lanes call.
+__device__ __forceinline__ void relax_vertices(bool valid, dist_t du, offset_t begin, offset_t end,
+                                               long long heavy_degree, const vertex_t* __restrict__ column_ids,
+                                               const weight_t* __restrict__ weights, int unit_weights, Worker& w) {
+    int lane = threadIdx.x & 31;
+    bool big = valid && end - begin > heavy_degree;
+    unsigned bigs = __ballot_sync(AS_FULL, big);
+    while (bigs) {  // warp-uniform
+        int owner = __ffs(bigs) - 1;
+        bigs &= bigs - 1u;
+        offset_t first = __shfl_sync(AS_FULL, begin, owner);
+        offset_t last = __shfl_sync(AS_FULL, end, owner);
+        dist_t d = __shfl_sync(AS_FULL, du, owner);
+        for (offset_t chunk = first; chunk < last; chunk += 32) {
+            offset_t e = chunk + lane;
+            relax_arc(e < last, e, d, column_ids, weights, unit_weights, w);
+        }
+    }
+    offset_t e = (valid && !big) ? begin : 0;
+    offset_t stop = (valid && !big) ? end : 0;
+    for (; __any_sync(AS_FULL, e < stop); ++e) relax_arc(e < stop, e, du, column_ids, weights, unit_weights, w);
+}
+
+// Per solve: distances, qb, the control and status words; the source's entry pushed at label 0 (slot 0). The rings'
+// head, tail and cells carry over from the last solve, which consumed everything it pushed.
+extern "C" __global__ void delta_async_init(dist_t* dist, unsigned* qb, word_t* cells, word_t* control,
+                                            word_t* slots, word_t* words, long long n, long long source,
+                                            long long cap) {
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
+        dist[v] = v == source ? 0LL : DIST_INF;
+        qb[v] = v == source ? 0u : AS_NONE;
+    }
+    if (blockIdx.x == 0 && threadIdx.x < AS_CONTROL_WORDS) control[threadIdx.x] = threadIdx.x == AS_PENDING ? 1ULL : 0ULL;
+    if (blockIdx.x == 0 && threadIdx.x < AS_WORDS) words[threadIdx.x] = 0ULL;
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        word_t index = slots[AS_TAIL(0)];
+        cells[index % (word_t)cap] = lap_bit(index, cap) | (word_t)(unsigned)source;  // label 0, slot 0
+        slots[AS_TAIL(0)] = index + 1ULL;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(AS_BLOCK)
+delta_async_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
+                  const weight_t* __restrict__ weights, int unit_weights, dist_t* dist, unsigned* qb, word_t* cells,
+                  word_t* control, word_t* slots, word_t* words, long long cap, long long guard, long long delta,
+                  int lookahead, long long heavy_degree, long long timeout_cycles, int count_relaxations) {
+    const int lane = threadIdx.x & 31;
+    Worker w;
+    w.dist = dist;
+    w.qb = qb;
+    w.cells = cells;
+    w.control = control;
+    w.slots = slots;
+    w.cap = cap;
+    w.guard = guard;
+    w.delta = delta;
+    w.attempts = w.improved = w.pushes = 0ULL;
+    unsigned long long pops = 0, stale = 0;
+    word_t labels = 0;
+    long long idle_since = -1;
+    unsigned backoff = 32;
+    for (;;) {
+        // lane 0 looks for work: up to 32 entries of the lowest non-empty slot in the window
+        int action = 0;  // 0: got work or nothing (taken says), 1: exit
+        int slot = 0;
+        word_t head = 0, base = 0;
+        int taken = 0;
+        if (lane == 0) {
+            if (load_volatile(control + AS_ABORT) != 0ULL) {
+                action = 1;
+            } else {
+                base = load_volatile(control + AS_BASE);
+                for (int j = 0; j < lookahead && taken == 0; ++j) {
+                    word_t label = base + (word_t)j;
+                    int s = (int)(label % AS_SLOTS);
+                    for (int attempt = 0; attempt < 4; ++attempt) {  // a failed CAS means another warp took some
+                        word_t h = load_volatile(slots + AS_HEAD(s));
+                        word_t t = load_volatile(slots + AS_TAIL(s));
+                        if (h >= t) {
+                            if (j == 0 && load_volatile(slots + AS_BUSY(s)) == 0ULL) {
+                                atomicCAS(control + AS_BASE, base, base + 1ULL);  // label base is done (for now)
+                            }
+                            break;
+                        }
+                        word_t k = t - h < 32ULL ? t - h : 32ULL;
+                        if (atomicCAS(slots + AS_HEAD(s), h, h + k) == h) {
+                            atomicAdd(slots + AS_BUSY(s), k);
+                            slot = s;
+                            head = h;
+                            taken = (int)k;
+                            if (label + 1ULL > labels) labels = label + 1ULL;
+                            break;
+                        }
+                    }
+                }
+                if (taken == 0 && load_volatile(control + AS_PENDING) == 0ULL) action = 1;  // all done
+            }
+        }
+        action = __shfl_sync(AS_FULL, action, 0);
+        if (action == 1) break;
+        taken = __shfl_sync(AS_FULL, taken, 0);
+        if (taken == 0) {  // nothing in the window yet: others are working; wait a little
+            long long now = clock64();
+            if (idle_since < 0) idle_since = now;
+            if (now - idle_since > timeout_cycles) {
+                if (lane == 0) abort_solve(control, 2ULL);
+                break;
+            }
+            __nanosleep(backoff);
+            backoff = backoff < 2048u ? backoff * 2u : 2048u;
+            continue;
+        }
+        idle_since = -1;
+        backoff = 32;
+        slot = __shfl_sync(AS_FULL, slot, 0);
+        head = __shfl_sync(AS_FULL, head, 0);
+        // each lane its entry: wait until the pusher that reserved the cell has written it
+        bool valid = lane < taken;
+        vertex_t u = 0;
+        bool live = false;
+        if (valid) {
+            word_t index = head + (word_t)lane;
+            const word_t* cell = cells + (long long)slot * cap + (long long)(index % (word_t)cap);
+            word_t want = lap_bit(index, cap);
+            word_t entry = load_volatile(cell);
+            long long waiting_since = clock64();
+            while ((entry & (1ULL << 63)) != want) {
+                if (clock64() - waiting_since > timeout_cycles || load_volatile(control + AS_ABORT) != 0ULL) {
+                    abort_solve(control, 2ULL);
+                    valid = false;
+                    break;
+                }
+                __nanosleep(32);
+                entry = load_volatile(cell);
+            }
+            if (valid) {
+                u = (vertex_t)(entry & 0xffffffffULL);
+                unsigned label = (unsigned)((entry >> 32) & 0x7fffffffULL);
+                live = atomicCAS(&qb[u], label, AS_NONE) == label;
+                stale += live ? 0 : 1;
+            }
+        }
+        __threadfence();  // the claim before the distance: see the pusher's fence
+        dist_t du = live ? __ldcg(dist + u) : 0;
+        w.base = __shfl_sync(AS_FULL, load_volatile(control + AS_BASE), 0);
+        relax_vertices(live, du, live ? row_offsets[u] : 0, live ? row_offsets[u + 1] : 0, heavy_degree, column_ids,
+                       weights, unit_weights, w);
+        __syncwarp();
+        if (lane == 0) {  // after this batch's pushes were counted (by this lane, on the same word)
+            pops += (unsigned long long)taken;
+            atomicAdd(slots + AS_BUSY(slot), (word_t)0 - (word_t)taken);
+            atomicAdd(control + AS_PENDING, (word_t)0 - (word_t)taken);
+        }
+    }
+    // the warp's counts
+    unsigned long long pushes = warp_sum(w.pushes), stale_all = warp_sum(stale);
+    unsigned long long attempts = warp_sum(w.attempts), improved = warp_sum(w.improved);
+    if (lane == 0) {
+        if (pops) atomicAdd(words + AS_POPS, pops);
+        if (stale_all) atomicAdd(words + AS_STALE, stale_all);
+        if (pushes) atomicAdd(words + AS_PUSHES, pushes);
+        if (labels) atomicMax(words + AS_LABELS, labels);
+        if (count_relaxations) add_counts(words, attempts, improved);
+        word_t reason = load_volatile(control + AS_ABORT);
+        if (reason) words[AS_ABORTED] = reason;
+    }
+}
+
+// After an aborted solve: empty rings (counters and cells) for the next one.
+extern "C" __global__ void delta_async_reset(word_t* cells, word_t* slots, long long cells_total) {
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < cells_total; i += stride) cells[i] = 0ULL;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < AS_SLOT_WORDS; i += stride) slots[i] = 0ULL;
+}

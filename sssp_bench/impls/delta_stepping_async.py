@@ -1,0 +1,199 @@
+"""`delta-stepping-async`: asynchronous, work-efficient delta-stepping in the spirit of Wang, Fussell and Lin's ADDS
+("A fast work-efficient SSSP algorithm for GPUs", PPoPP'21, which the course project cites): no grid-wide barrier
+per bucket.
+
+The synchronous `delta-stepping` pays a grid-wide barrier for every light phase, heavy step and split: a road
+graph's thousands of buckets, each holding a few thousand vertices, spend most of their time at those barriers.
+Here one persistent kernel per solve (a cooperative launch, so every warp is resident) has its warps pull work
+from a device work queue organised by bucket priority and push what they improve straight back into it:
+
+- The queue is a window of 64 ring slots; a vertex improved to distance d is pushed to the slot of its bucket
+  label d / delta, unless it already has an entry at that label or a lower one (qb[v], the label of its live
+  entry: one atomicMin decides). A warp takes up to 32 entries (one per lane) from the lowest non-empty slot among
+  the `lookahead` labels above base, the lowest label that may hold work; base moves on when its slot is empty
+  and no warp is still relaxing entries taken from it. So the lowest bucket goes first, and warps the lowest
+  bucket cannot keep busy work ahead on the next ones instead of waiting at a barrier.
+- An entry is claimed by a CAS of qb[v] from its label to NONE: an entry overtaken by a push to a lower label is
+  stale and skipped, and a vertex is relaxed with its distance as read after the claim.
+- A vertex of more than heavy_degree arcs is relaxed by the whole warp, the others one per lane; pushes are
+  warp-aggregated per target slot (match_any, one atomicAdd on the slot's tail per group).
+- Termination is detected on the device: a count of entries pushed and not yet processed (a warp adds its pushes
+  before writing them and subtracts its batch after relaxing it) is zero exactly when every queue is empty and no
+  warp holds work; every warp that then finds nothing exits.
+
+delta_stepping_async.cu has the details and why nothing is lost. Unlike ADDS, delta does not change during a solve;
+the lookahead window lets idle warps take the next buckets, which is what a wider delta would give ADDS when the
+GPU is short of work.
+
+delta: the `delta` parameter, or with 0 the rule of the other delta-stepping implementations (C x average weight /
+average out-degree, C = 32 below average out-degree 5, else 4). It is raised where needed so that every pushed label
+stays inside the ring window (floor(max weight / delta) <= 63 - lookahead) and below 2^31 (labels are stored in 31
+bits); the counter `delta` gives the value used.
+lookahead (default 8): labels above base a warp may take work from. blocks_per_sm (default 0: as many as fit):
+resident blocks of 256 threads per SM.
+
+Memory: 64 rings of n + (threads of the grid) + 1024 cells of 8 bytes, about 512 bytes per vertex. A reservation
+that would overrun a ring (not expected: a ring holds at most about one entry per vertex) or a wait longer than
+`timeout_s` fails the solve with a RuntimeError naming the reason; the rings are then reset for the next solve.
+
+Non-negative weights only (UnsupportedGraphError otherwise); int32 or unit weights (float32 refused). Distances
+int64, unreached INT64_MAX.
+Counters: `iterations` (1: one asynchronous pass), `pops` (entries taken), `stale_pops`, `pushes`, `buckets` (the
+highest bucket label taken, plus one), `delta`, `lookahead`, `blocks` (the grid), `launch` (cooperative or plain); with count_relaxations, relax attempts and relaxations
+(one entry per iteration).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConfigError, UnsupportedGraphError
+from ..gpu import runtime
+from ..graph.csr import CSRGraph
+from ..kernels.arrays import check_source
+from ..kernels.delta_stepping import default_delta, max_weight
+from .base import Parameter, SolveResult
+from .delta_stepping import HEAVY_DEGREE, check_delta, load_cooperative_module, refuse_negative_weights
+from .gpu_common import COUNT_RELAXATIONS, W_ATTEMPTS, W_RELAXATIONS, GpuSsspBase, packing_bounds
+
+AS_BLOCK = 256
+AS_SLOTS = 64
+AS_LINE = 16
+AS_CONTROL_WORDS = 48
+AS_SLOT_WORDS = AS_SLOTS * AS_LINE
+AS_POPS, AS_STALE, AS_PUSHES, AS_LABELS, AS_ABORTED = 8, 9, 10, 11, 12
+AS_WORDS = 16
+"""Sizes and status words of delta_stepping_async.cu."""
+
+LOOKAHEAD = 8
+LABEL_LIMIT = 2**31 - 1
+"""Bucket labels are stored in 31 bits of a ring entry."""
+CELL_MARGIN = 1024
+TIMEOUT_S = 20.0
+LAUNCH_MODES = (("cooperative", (), True), ("plain", (), False))
+"""A cooperative launch guarantees every warp is resident (a warp may wait for another's entry); where CuPy cannot
+launch cooperatively here, a plain launch of one resident wave (counter `launch`)."""
+ABORT_REASONS = {1: "a ring slot would have overflowed", 2: "a warp waited for work or an entry past the timeout"}
+
+
+def effective_delta(graph: CSRGraph, requested: int, lookahead: int) -> int:
+    """The delta a solve uses: `requested` (or the default rule), raised so that one arc moves a label by at most
+    63 - lookahead slots (floor(max weight / delta) <= AS_SLOTS - 1 - lookahead) and every label fits 31 bits."""
+    delta = int(requested or default_delta(graph))
+    span = AS_SLOTS - lookahead  # floor(max_weight / delta) must stay below this
+    delta = max(delta, int(max_weight(graph)) // span + 1)
+    _, high = packing_bounds(graph)  # no simple path is longer
+    return max(delta, high // (LABEL_LIMIT - 1) + 1)
+
+
+class DeltaSteppingAsync(GpuSsspBase):
+    name = "delta-stepping-async"
+    description = (
+        "Asynchronous work-efficient delta-stepping in the spirit of Wang, Fussell & Lin's ADDS (CuPy/CUDA): one "
+        "persistent cooperative kernel, warps pulling up to 32 vertices from the lowest non-empty bucket of a "
+        "64-slot ring work queue (a lookahead window of buckets), improved vertices pushed to their bucket "
+        "(warp-aggregated), stale entries skipped by a per-vertex bucket claim, termination detected on the device; "
+        "no grid-wide barrier. Non-negative weights."
+    )
+    negative_weights = False
+    parameters = {
+        "count_relaxations": COUNT_RELAXATIONS,
+        "delta": Parameter(int, 0, "bucket width; 0: C x average weight / average out-degree, C = 32 when the "
+                           "average out-degree is below 5, else 4; raised to keep labels in the ring window"),
+        "lookahead": Parameter(int, LOOKAHEAD, f"bucket labels above the lowest one a warp may take work from, "
+                               f"1 .. {AS_SLOTS - 1}"),
+        "heavy_degree": Parameter(int, HEAVY_DEGREE, "a vertex with more arcs than this is relaxed by a whole warp, "
+                                  "the others by one lane each"),
+        "blocks_per_sm": Parameter(int, 0, "resident blocks of 256 threads per SM; 0: as many as fit"),
+        "timeout_s": Parameter(float, TIMEOUT_S, "a warp waiting longer than this for work or an entry fails the "
+                               "solve (a bug guard)"),
+    }
+    cu_file = "delta_stepping_async.cu"
+    status_words = AS_WORDS
+    per_vertex_bytes = 8 + 4 + AS_SLOTS * 8  # distances, qb, the rings' cells
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        check_delta(self.name, self.params["delta"])
+        if not 1 <= self.params["lookahead"] <= AS_SLOTS - 1:
+            raise ConfigError(f"{self.name}: lookahead must be 1 .. {AS_SLOTS - 1}, got {self.params['lookahead']}")
+        if self.params["heavy_degree"] < 0:
+            raise ConfigError(f"{self.name}: heavy_degree must be 0 or positive, got {self.params['heavy_degree']}")
+        if self.params["blocks_per_sm"] < 0:
+            raise ConfigError(f"{self.name}: blocks_per_sm must be 0 (as many as fit) or positive, "
+                              f"got {self.params['blocks_per_sm']}")
+        if not self.params["timeout_s"] > 0:
+            raise ConfigError(f"{self.name}: timeout_s must be positive, got {self.params['timeout_s']}")
+
+    def prepare(self, graph: CSRGraph) -> None:
+        refuse_negative_weights(self.name, graph)
+        if graph.weights is None or graph.weights.dtype.kind != "f":
+            self.delta = effective_delta(graph, self.params["delta"], self.params["lookahead"])
+        super().prepare(graph)
+
+    def upload(self, graph: CSRGraph) -> None:
+        """GpuImplementation.upload, with the module compiled for a cooperative launch."""
+        if graph.n < 1:
+            raise UnsupportedGraphError(f"{self.name}: the graph has no vertices")
+        self.cp = runtime.cupy_module()
+        self.module, self.launch_mode = load_cooperative_module(Path(__file__).with_name(self.cu_file),
+                                                                modes=LAUNCH_MODES)
+        self.dgraph = runtime.device_graph(graph, self.per_vertex_bytes, self.per_arc_bytes, who=self.name)
+        self.words = self.cp.zeros(self.status_words, dtype=np.uint64)
+        self.readback = runtime.HostReadback(self.words)
+
+    def prepare_device(self) -> None:
+        cp, n = self.cp, self.graph.n
+        self._init = self.module.function("delta_async_init")
+        self._solve = self.module.function("delta_async_solve")
+        self._reset = self.module.function("delta_async_reset")
+        resident = runtime.resident_grid(self._solve, AS_BLOCK)
+        sms = int(runtime.device_attributes().get("MultiProcessorCount", 1))
+        wanted = self.params["blocks_per_sm"]
+        self.grid = min(resident, wanted * sms) if wanted else resident
+        self.guard = self.grid * AS_BLOCK  # one claimed, unread cell per thread at most
+        self.cap = n + self.guard + CELL_MARGIN
+        self.qb = cp.empty(n, dtype=np.uint32)
+        self.cells = cp.zeros(AS_SLOTS * self.cap, dtype=np.uint64)
+        self.control = cp.zeros(AS_CONTROL_WORDS, dtype=np.uint64)
+        self.slots = cp.zeros(AS_SLOT_WORDS, dtype=np.uint64)
+        self.init_grid = runtime.blocks_for(n, AS_BLOCK, cap=4096)
+        clock_khz = int(runtime.device_attributes().get("ClockRate", 0)) or 2_000_000
+        self.timeout_cycles = int(self.params["timeout_s"] * clock_khz * 1000)
+
+    def solve(self, source: int) -> SolveResult:
+        source = check_source(self.graph, source)
+        n = self.graph.n
+        runtime.launch(self._init, self.init_grid, AS_BLOCK, (
+            self.dist, self.qb, self.cells, self.control, self.slots, self.words, np.int64(n), np.int64(source),
+            np.int64(self.cap)))
+        runtime.launch(self._solve, self.grid, AS_BLOCK, (
+            self.dgraph.row_offsets, self.dgraph.column_ids, self.dgraph.weights,
+            np.int32(1 if self.dgraph.unit_weights else 0), self.dist, self.qb, self.cells, self.control,
+            self.slots, self.words, np.int64(self.cap), np.int64(self.guard), np.int64(self.delta),
+            np.int32(self.params["lookahead"]), np.int64(self.params["heavy_degree"]),
+            np.int64(self.timeout_cycles), np.int32(1 if self.counting() else 0)))
+        words = self.read_words(source)
+        aborted = int(words[AS_ABORTED])
+        if aborted:
+            runtime.launch(self._reset, runtime.blocks_for(self.cells.size, AS_BLOCK, cap=4096), AS_BLOCK,
+                           (self.cells, self.slots, np.int64(self.cells.size)))
+            self.synchronize()
+            raise RuntimeError(f"{self.name}: the solve from {source} failed: "
+                               f"{ABORT_REASONS.get(aborted, f'abort reason {aborted}')}")
+        counters: dict[str, Any] = {
+            "iterations": 1, "pops": int(words[AS_POPS]), "stale_pops": int(words[AS_STALE]),
+            "pushes": int(words[AS_PUSHES]), "buckets": int(words[AS_LABELS]), "delta": self.delta,
+            "lookahead": self.params["lookahead"], "blocks": self.grid, "launch": self.launch_mode,
+        }
+        if self.counting():
+            attempts, improved = int(words[W_ATTEMPTS]), int(words[W_RELAXATIONS])
+            counters.update(relax_attempts=attempts, relaxations=improved, relax_attempts_per_iteration=[attempts],
+                            relaxations_per_iteration=[improved])
+        return SolveResult(self.dist, runtime.DIST_INF, counters)
+
+    def teardown_device(self) -> None:
+        self.qb = self.cells = self.control = self.slots = None
