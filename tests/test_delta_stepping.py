@@ -7,8 +7,7 @@ The GPU kernels themselves are checked on a GPU by tests/test_gpu_delta_stepping
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
+import random
 
 import numpy as np
 import pytest
@@ -25,6 +24,7 @@ from sssp_bench.kernels.arrays import kernel_arrays
 from sssp_bench.kernels.delta_stepping import default_delta, light_first, max_weight
 from sssp_bench.run.verify import certificate, compare, reference_distances
 
+from delta_stepping_models import SLOTS, AsyncMachine, sync_steps
 from gpu_battery import GENERATED, NEGATIVE, some_sources
 
 NAME = "cpu-delta-stepping"
@@ -190,3 +190,39 @@ def test_small_deltas_on_random_graphs_through_the_parallel_path(case):
     for params in ({"delta": delta, "serial_arcs": 0}, {"delta": delta}):
         (_, distances, _), = solve_all(graph, [source], **params)
         assert compare(reference_distances(graph, source), distances), params
+
+
+# --- the GPU kernels' protocols, modelled on the CPU (tests/delta_stepping_models.py) ---------------------------
+
+MODEL_GRAPHS = ["grid:rows=12,cols=12,seed=5", "rmat:n=256,m=2048,seed=3", "chain:n=80,seed=6", "road:n=300,seed=10",
+                "complete:n=40,chain_shortest=false,seed=3", "star:n=100,seed=7", "random:n=200,m=300,seed=15",
+                "dag:n=150,degree=6,seed=8"]
+
+
+@pytest.mark.parametrize("spec", MODEL_GRAPHS + GENERATED[:3])
+def test_the_persistent_kernels_step_machine(spec):
+    graph = generate(spec)
+    rng = random.Random(spec)
+    for delta in (1, default_delta(graph), 2**40):
+        for source in some_sources(graph, 3):
+            distances, (light, heavy, splits, buckets) = sync_steps(graph, source, delta, rng)
+            assert compare(reference_distances(graph, source), distances), (spec, delta, source)
+            assert splits >= buckets - 1 and light >= buckets
+
+
+@pytest.mark.parametrize("local", [False, True], ids=["rings", "local-queue"])
+@pytest.mark.parametrize("spec", MODEL_GRAPHS)
+def test_the_async_work_queue_under_random_interleavings(spec, local):
+    graph = generate(spec)
+    top = int(max_weight(graph))
+    for requested in (1, 20, 10**6):
+        for lookahead in (1, 4):
+            delta = max(requested, top // (SLOTS - lookahead) + 1)  # as effective_delta raises it
+            for workers, batch in ((3, 4), (7, 2)):
+                # rings barely larger than a graph's worth: several solves on them wrap their laps
+                machine = AsyncMachine(graph, delta, lookahead, cap=graph.n + workers * batch + 4, batch=batch,
+                                       workers=workers, seed=hash((spec, requested, lookahead, workers)) & 0xFFFF,
+                                       local=local)
+                for source in (0, graph.n // 2, graph.n - 1, 0):
+                    assert compare(reference_distances(graph, source), machine.solve(source)), \
+                        (spec, delta, lookahead, workers, source)

@@ -95,20 +95,30 @@ def test_delta_stepping_counters_describe_the_buckets():
     assert wide["heavy_steps"] == 0 and wide["buckets"] == 1 and wide["splits"] == 0
 
 
-def test_delta_stepping_async_counters_balance():
+@pytest.mark.parametrize("local_queue", [True, False])
+def test_delta_stepping_async_counters_balance(local_queue):
     graph = generate("road:n=5000,seed=10")
-    implementation = impls.get("delta-stepping-async")(count_relaxations=True)
+    implementation = impls.get("delta-stepping-async")(count_relaxations=True, local_queue=local_queue)
     implementation.prepare(graph)
     try:
         result = implementation.solve(0)
         counters = assert_relax_counters(result)
         reached = int(np.isfinite(canonical_distances(result)).sum())
-        assert counters["pops"] == counters["pushes"] + 1  # every push is taken once, and the source's entry
+        # every push and kept item is taken once, and the source's entry
+        assert counters["pops"] == counters["pushes"] + counters["kept"] + 1
+        assert (counters["kept"] > 0) == local_queue
         assert counters["pops"] - counters["stale_pops"] >= reached  # each reached vertex relaxed at least once
         assert counters["iterations"] == 1 and counters["buckets"] >= 1
         assert counters["delta"] == effective_delta(graph, 0, counters["lookahead"])
     finally:
         implementation.teardown()
+
+
+@pytest.mark.parametrize("spec", GENERATED)
+def test_async_without_the_local_queue(spec):
+    graph = generate(spec)
+    check("delta-stepping-async", graph, some_sources(graph, 3), local_queue=False)
+    check("delta-stepping-async", graph, some_sources(graph, 2), local_queue=False, delta=1)
 
 
 @pytest.mark.parametrize("lookahead", [1, 8, AS_SLOTS - 1])
@@ -125,7 +135,7 @@ def test_async_many_solves_wrap_the_rings():
     # one preparation, many solves: the rings' counters carry over and, with every label in one slot (huge delta)
     # and a small grid, wrap past their capacity several times
     graph = generate("road:n=5000,seed=10")
-    implementation = impls.get("delta-stepping-async")(delta=2**40, blocks_per_sm=1)
+    implementation = impls.get("delta-stepping-async")(delta=2**40, blocks_per_sm=1, local_queue=False)
     implementation.prepare(graph)
     try:
         pushes = 0

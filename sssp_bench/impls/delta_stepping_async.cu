@@ -28,7 +28,14 @@
 // unread cell and a margin); a reservation that would overrun that is detected (AS_ABORT = 1) and the solve fails
 // loudly rather than corrupting a cell.
 //
-// Termination: `pending` counts entries pushed and not yet processed; a warp adds its pushes before writing them and
+// The local queue (local_queue on): an improvement whose label is at most the label of the batch being relaxed (the
+// bucket the warp is working on) is kept by the warp itself, in a 32-entry queue in shared memory, and becomes its
+// next batch, instead of going through a ring: a chain of improvements inside one bucket (a road's light phases)
+// costs a few dependent memory accesses per hop, not a push, a scan, a claim and a wait. A kept item is not
+// recorded in qb; it is relaxed only if the vertex's distance is still the one it was kept with (otherwise whoever
+// lowered it pushed or kept it in turn). When the local queue is full, the improvement goes to its ring as usual.
+//
+// Termination: `pending` counts entries pushed (or kept) and not yet processed; a warp adds its pushes before writing them and
 // subtracts the entries it took after relaxing them (and after their pushes). It is 0 exactly when every queue is
 // empty and no warp holds work, and then nothing can push again: every warp that finds no work and pending 0 exits.
 // Every wait (for a cell's entry, for work) is bounded: past timeout_cycles a warp sets AS_ABORT = 2 and all exit.
@@ -38,6 +45,8 @@
 #include "common.cuh"
 
 #define AS_BLOCK 256
+#define AS_WARPS (AS_BLOCK / 32)
+#define AS_LOCAL 32       // a warp's local queue: one batch
 #define AS_FULL 0xffffffffu
 #define AS_SLOTS 64
 #define AS_NONE 0xffffffffu
@@ -59,6 +68,7 @@
 #define AS_PUSHES 10
 #define AS_LABELS 11      // the highest label taken, plus one
 #define AS_ABORTED 12     // the abort reason, copied from control[AS_ABORT]
+#define AS_KEPT 13        // improvements a warp kept in its local queue
 #define AS_WORDS 16
 
 __device__ __forceinline__ word_t load_volatile(const word_t* p) { return *(const volatile word_t*)p; }
@@ -86,20 +96,26 @@ struct Worker {
     word_t* slots;
     long long cap, guard, delta;
     word_t base;  // the base read when the batch was taken: pushed labels are raised to it
-    unsigned long long attempts, improved, pushes;
+    word_t label;  // the label of the batch being relaxed: improvements up to it may stay in the warp
+    bool local;    // local_queue
+    vertex_t* local_v;  // this warp's local queue (shared memory) and its length (warp-uniform)
+    dist_t* local_d;
+    int local_count;
+    unsigned long long attempts, improved, pushes, kept;
 };
 
-// Pushes (v, label) for the lanes with `push`: pending first, then per target slot one reservation and the cells.
-// All 32 lanes call.
-__device__ __forceinline__ void warp_enqueue(bool push, vertex_t v, word_t label, Worker& w) {
+// Pushes (v, label) for the lanes with `push`: pending first (with `kept` items the warp keeps), then per target
+// slot one reservation and the cells. All 32 lanes call.
+__device__ __forceinline__ void warp_enqueue(bool push, vertex_t v, word_t label, int kept, Worker& w) {
     unsigned pushers = __ballot_sync(AS_FULL, push);
-    if (pushers == 0u) return;
+    if (pushers == 0u && kept == 0) return;
     int lane = threadIdx.x & 31;
     if (lane == 0) {
-        atomicAdd(w.control + AS_PENDING, (word_t)__popc(pushers));
+        atomicAdd(w.control + AS_PENDING, (word_t)(__popc(pushers) + kept));
         __threadfence();  // counted before any of the entries can be seen, taken and subtracted
     }
     __syncwarp();
+    if (pushers == 0u) return;
     int slot = push ? (int)(label % AS_SLOTS) : -1;
     unsigned group = __match_any_sync(AS_FULL, slot);
     int first = __ffs(group) - 1;
@@ -139,15 +155,28 @@ __device__ __forceinline__ void relax_arc(bool on, offset_t e, dist_t du, const 
         if (candidate < w.dist[v]) improved = candidate < atomicMin(&w.dist[v], candidate);
     }
     if (!__any_sync(AS_FULL, improved)) return;
-    __threadfence();  // the distance before qb: see the claim's fence
     word_t label = improved ? (word_t)(candidate / w.delta) : 0ULL;
+    // in the batch's bucket (or below): kept by the warp while its local queue has room
+    bool near = improved && w.local && label <= w.label;
+    unsigned nears = __ballot_sync(AS_FULL, near);
+    int lane = threadIdx.x & 31;
+    int slot = w.local_count + __popc(nears & ((1u << lane) - 1u));
+    bool keep = near && slot < AS_LOCAL;
+    if (keep) {
+        w.local_v[slot] = v;
+        w.local_d[slot] = candidate;
+        ++w.kept;
+    }
+    int kept = min(__popc(nears), AS_LOCAL - w.local_count);
+    w.local_count += kept;
+    __threadfence();  // the distance before qb: see the claim's fence
     if (label < w.base) label = w.base;
     bool push = false;
     if (improved) {
         ++w.improved;
-        push = atomicMin(&w.qb[v], (unsigned)label) > (unsigned)label;
+        push = !keep && atomicMin(&w.qb[v], (unsigned)label) > (unsigned)label;
     }
-    warp_enqueue(push, v, label, w);
+    warp_enqueue(push, v, label, kept, w);
 }
 
 // The arcs [begin, end) of each lane's vertex (valid lanes): those of more than heavy_degree arcs by the whole
@@ -197,7 +226,10 @@ extern "C" __global__ void __launch_bounds__(AS_BLOCK)
 delta_async_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
                   const weight_t* __restrict__ weights, int unit_weights, dist_t* dist, unsigned* qb, word_t* cells,
                   word_t* control, word_t* slots, word_t* words, long long cap, long long guard, long long delta,
-                  int lookahead, long long heavy_degree, long long timeout_cycles, int count_relaxations) {
+                  int lookahead, long long heavy_degree, long long timeout_cycles, int local_queue,
+                  int count_relaxations) {
+    __shared__ vertex_t s_local_v[AS_WARPS][AS_LOCAL];
+    __shared__ dist_t s_local_d[AS_WARPS][AS_LOCAL];
     const int lane = threadIdx.x & 31;
     Worker w;
     w.dist = dist;
@@ -208,111 +240,140 @@ delta_async_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __re
     w.cap = cap;
     w.guard = guard;
     w.delta = delta;
-    w.attempts = w.improved = w.pushes = 0ULL;
+    w.label = 0ULL;
+    w.local = local_queue != 0;
+    w.local_v = s_local_v[threadIdx.x >> 5];
+    w.local_d = s_local_d[threadIdx.x >> 5];
+    w.local_count = 0;
+    w.attempts = w.improved = w.pushes = w.kept = 0ULL;
     unsigned long long pops = 0, stale = 0;
     word_t labels = 0;
-    long long idle_since = -1;
+    long long idle_since = -1;  // lane 0's
     unsigned backoff = 32;
     for (;;) {
-        // lane 0 looks for work: up to 32 entries of the lowest non-empty slot in the window
-        int action = 0;  // 0: got work or nothing (taken says), 1: exit
-        int slot = 0;
-        word_t head = 0, base = 0;
-        int taken = 0;
-        if (lane == 0) {
-            if (load_volatile(control + AS_ABORT) != 0ULL) {
-                action = 1;
-            } else {
-                base = load_volatile(control + AS_BASE);
-                for (int j = 0; j < lookahead && taken == 0; ++j) {
-                    word_t label = base + (word_t)j;
-                    int s = (int)(label % AS_SLOTS);
-                    for (int attempt = 0; attempt < 4; ++attempt) {  // a failed CAS means another warp took some
-                        word_t h = load_volatile(slots + AS_HEAD(s));
-                        word_t t = load_volatile(slots + AS_TAIL(s));
-                        if (h >= t) {
-                            if (j == 0 && load_volatile(slots + AS_BUSY(s)) == 0ULL) {
-                                atomicCAS(control + AS_BASE, base, base + 1ULL);  // label base is done (for now)
-                            }
-                            break;
-                        }
-                        word_t k = t - h < 32ULL ? t - h : 32ULL;
-                        if (atomicCAS(slots + AS_HEAD(s), h, h + k) == h) {
-                            atomicAdd(slots + AS_BUSY(s), k);
-                            slot = s;
-                            head = h;
-                            taken = (int)k;
-                            if (label + 1ULL > labels) labels = label + 1ULL;
-                            break;
-                        }
-                    }
-                }
-                if (taken == 0 && load_volatile(control + AS_PENDING) == 0ULL) action = 1;  // all done
-            }
-        }
-        action = __shfl_sync(AS_FULL, action, 0);
-        if (action == 1) break;
-        taken = __shfl_sync(AS_FULL, taken, 0);
-        if (taken == 0) {  // nothing in the window yet: others are working; wait a little
-            long long now = clock64();
-            if (idle_since < 0) idle_since = now;
-            if (now - idle_since > timeout_cycles) {
-                if (lane == 0) abort_solve(control, 2ULL);
-                break;
-            }
-            __nanosleep(backoff);
-            backoff = backoff < 2048u ? backoff * 2u : 2048u;
-            continue;
-        }
-        idle_since = -1;
-        backoff = 32;
-        slot = __shfl_sync(AS_FULL, slot, 0);
-        head = __shfl_sync(AS_FULL, head, 0);
-        // each lane its entry: wait until the pusher that reserved the cell has written it
-        bool valid = lane < taken;
+        bool valid = false, live = false;
         vertex_t u = 0;
-        bool live = false;
-        if (valid) {
-            word_t index = head + (word_t)lane;
-            const word_t* cell = cells + (long long)slot * cap + (long long)(index % (word_t)cap);
-            word_t want = lap_bit(index, cap);
-            word_t entry = load_volatile(cell);
-            long long waiting_since = clock64();
-            while ((entry & (1ULL << 63)) != want) {
-                if (clock64() - waiting_since > timeout_cycles || load_volatile(control + AS_ABORT) != 0ULL) {
-                    abort_solve(control, 2ULL);
-                    valid = false;
-                    break;
-                }
-                __nanosleep(32);
-                entry = load_volatile(cell);
-            }
+        dist_t du = 0;
+        int taken = 0, slot = -1;  // slot -1: a local batch
+        if (w.local_count > 0) {  // the warp's own items first: the bucket it is working on
+            __syncwarp();  // the items written by other lanes of the warp
+            taken = w.local_count;
+            valid = lane < taken;
             if (valid) {
-                u = (vertex_t)(entry & 0xffffffffULL);
-                unsigned label = (unsigned)((entry >> 32) & 0x7fffffffULL);
-                live = atomicCAS(&qb[u], label, AS_NONE) == label;
+                u = w.local_v[lane];
+                du = w.local_d[lane];
+            }
+            __syncwarp();  // read before the next items are written
+            w.local_count = 0;
+            if (valid) {
+                live = __ldcg(dist + u) == du;  // lowered since: the one who lowered it relaxes it
                 stale += live ? 0 : 1;
             }
+        } else {
+            // lane 0 looks for work: up to 32 entries of the lowest non-empty slot in the window
+            int action = 0;  // 1: exit
+            word_t head = 0, label = 0;
+            if (lane == 0) {
+                if (load_volatile(control + AS_ABORT) != 0ULL) {
+                    action = 1;
+                } else {
+                    word_t base = load_volatile(control + AS_BASE);
+                    for (int j = 0; j < lookahead && taken == 0; ++j) {
+                        word_t at = base + (word_t)j;
+                        int s = (int)(at % AS_SLOTS);
+                        for (int attempt = 0; attempt < 4; ++attempt) {  // a failed CAS: another warp took some
+                            word_t h = load_volatile(slots + AS_HEAD(s));
+                            word_t t = load_volatile(slots + AS_TAIL(s));
+                            if (h >= t) {
+                                if (j == 0 && load_volatile(slots + AS_BUSY(s)) == 0ULL) {
+                                    atomicCAS(control + AS_BASE, base, base + 1ULL);  // label base is done for now
+                                }
+                                break;
+                            }
+                            word_t k = t - h < 32ULL ? t - h : 32ULL;
+                            if (atomicCAS(slots + AS_HEAD(s), h, h + k) == h) {
+                                atomicAdd(slots + AS_BUSY(s), k);
+                                slot = s;
+                                head = h;
+                                label = at;
+                                taken = (int)k;
+                                if (at + 1ULL > labels) labels = at + 1ULL;
+                                break;
+                            }
+                        }
+                    }
+                    if (taken == 0) {
+                        if (load_volatile(control + AS_PENDING) == 0ULL) {
+                            action = 1;  // every queue empty and no warp holds work: done
+                        } else {
+                            long long now = clock64();
+                            if (idle_since < 0) idle_since = now;
+                            if (now - idle_since > timeout_cycles) {
+                                abort_solve(control, 2ULL);
+                                action = 1;
+                            }
+                        }
+                    } else {
+                        idle_since = -1;
+                    }
+                }
+            }
+            if (__shfl_sync(AS_FULL, action, 0) == 1) break;
+            taken = __shfl_sync(AS_FULL, taken, 0);
+            if (taken == 0) {  // nothing in the window yet while others work: wait a little
+                __nanosleep(backoff);
+                backoff = backoff < 2048u ? backoff * 2u : 2048u;
+                continue;
+            }
+            backoff = 32;
+            slot = __shfl_sync(AS_FULL, slot, 0);
+            head = __shfl_sync(AS_FULL, head, 0);
+            w.label = __shfl_sync(AS_FULL, label, 0);
+            // each lane its entry: wait until the pusher that reserved the cell has written it
+            valid = lane < taken;
+            if (valid) {
+                word_t index = head + (word_t)lane;
+                const word_t* cell = cells + (long long)slot * cap + (long long)(index % (word_t)cap);
+                word_t want = lap_bit(index, cap);
+                word_t entry = load_volatile(cell);
+                long long waiting_since = clock64();
+                while ((entry & (1ULL << 63)) != want) {
+                    if (clock64() - waiting_since > timeout_cycles || load_volatile(control + AS_ABORT) != 0ULL) {
+                        abort_solve(control, 2ULL);
+                        valid = false;
+                        break;
+                    }
+                    __nanosleep(32);
+                    entry = load_volatile(cell);
+                }
+                if (valid) {
+                    u = (vertex_t)(entry & 0xffffffffULL);
+                    unsigned at = (unsigned)((entry >> 32) & 0x7fffffffULL);
+                    live = atomicCAS(&qb[u], at, AS_NONE) == at;
+                    stale += live ? 0 : 1;
+                }
+            }
+            __threadfence();  // the claim before the distance: see the pusher's fence
+            du = live ? __ldcg(dist + u) : 0;
         }
-        __threadfence();  // the claim before the distance: see the pusher's fence
-        dist_t du = live ? __ldcg(dist + u) : 0;
         w.base = __shfl_sync(AS_FULL, load_volatile(control + AS_BASE), 0);
         relax_vertices(live, du, live ? row_offsets[u] : 0, live ? row_offsets[u + 1] : 0, heavy_degree, column_ids,
                        weights, unit_weights, w);
         __syncwarp();
-        if (lane == 0) {  // after this batch's pushes were counted (by this lane, on the same word)
+        if (lane == 0) {  // after this batch's pushes and kept items were counted (by this lane, on the same word)
             pops += (unsigned long long)taken;
-            atomicAdd(slots + AS_BUSY(slot), (word_t)0 - (word_t)taken);
+            if (slot >= 0) atomicAdd(slots + AS_BUSY(slot), (word_t)0 - (word_t)taken);
             atomicAdd(control + AS_PENDING, (word_t)0 - (word_t)taken);
         }
     }
     // the warp's counts
-    unsigned long long pushes = warp_sum(w.pushes), stale_all = warp_sum(stale);
+    unsigned long long pushes = warp_sum(w.pushes), stale_all = warp_sum(stale), kept = warp_sum(w.kept);
     unsigned long long attempts = warp_sum(w.attempts), improved = warp_sum(w.improved);
     if (lane == 0) {
         if (pops) atomicAdd(words + AS_POPS, pops);
         if (stale_all) atomicAdd(words + AS_STALE, stale_all);
         if (pushes) atomicAdd(words + AS_PUSHES, pushes);
+        if (kept) atomicAdd(words + AS_KEPT, kept);
         if (labels) atomicMax(words + AS_LABELS, labels);
         if (count_relaxations) add_counts(words, attempts, improved);
         word_t reason = load_volatile(control + AS_ABORT);

@@ -17,6 +17,10 @@ from a device work queue organised by bucket priority and push what they improve
   stale and skipped, and a vertex is relaxed with its distance as read after the claim.
 - A vertex of more than heavy_degree arcs is relaxed by the whole warp, the others one per lane; pushes are
   warp-aggregated per target slot (match_any, one atomicAdd on the slot's tail per group).
+- local_queue (default on; not ADDS's): an improvement in the bucket the warp is working on (or below) is kept by
+  the warp, up to 32, as its next batch, relaxed if the distance is still the one it was kept with. A road's chain
+  of improvements inside a bucket then costs a few dependent memory accesses per hop instead of a push, a scan, a
+  claim and a wait: on high-diameter graphs that latency per hop, not the arcs, is what the time is made of.
 - Termination is detected on the device: a count of entries pushed and not yet processed (a warp adds its pushes
   before writing them and subtracts its batch after relaxing it) is zero exactly when every queue is empty and no
   warp holds work; every warp that then finds nothing exits.
@@ -38,7 +42,8 @@ that would overrun a ring (not expected: a ring holds at most about one entry pe
 
 Non-negative weights only (UnsupportedGraphError otherwise); int32 or unit weights (float32 refused). Distances
 int64, unreached INT64_MAX.
-Counters: `iterations` (1: one asynchronous pass), `pops` (entries taken), `stale_pops`, `pushes`, `buckets` (the
+Counters: `iterations` (1: one asynchronous pass), `pops` (batches' entries, local ones too), `stale_pops` (skipped:
+the vertex had moved on), `pushes` (through the work queue), `kept` (into a local queue), `buckets` (the
 highest bucket label taken, plus one), `delta`, `lookahead`, `blocks` (the grid), `launch` (cooperative or plain); with count_relaxations, relax attempts and relaxations
 (one entry per iteration).
 """
@@ -64,7 +69,7 @@ AS_SLOTS = 64
 AS_LINE = 16
 AS_CONTROL_WORDS = 48
 AS_SLOT_WORDS = AS_SLOTS * AS_LINE
-AS_POPS, AS_STALE, AS_PUSHES, AS_LABELS, AS_ABORTED = 8, 9, 10, 11, 12
+AS_POPS, AS_STALE, AS_PUSHES, AS_LABELS, AS_ABORTED, AS_KEPT = 8, 9, 10, 11, 12, 13
 AS_WORDS = 16
 """Sizes and status words of delta_stepping_async.cu."""
 
@@ -107,6 +112,8 @@ class DeltaSteppingAsync(GpuSsspBase):
                                f"1 .. {AS_SLOTS - 1}"),
         "heavy_degree": Parameter(int, HEAVY_DEGREE, "a vertex with more arcs than this is relaxed by a whole warp, "
                                   "the others by one lane each"),
+        "local_queue": Parameter(bool, True, "a warp keeps the improvements in the bucket it is working on (up to 32) "
+                                 "as its next batch instead of pushing them through the work queue"),
         "blocks_per_sm": Parameter(int, 0, "resident blocks of 256 threads per SM; 0: as many as fit"),
         "timeout_s": Parameter(float, TIMEOUT_S, "a warp waiting longer than this for work or an entry fails the "
                                "solve (a bug guard)"),
@@ -175,7 +182,8 @@ class DeltaSteppingAsync(GpuSsspBase):
             np.int32(1 if self.dgraph.unit_weights else 0), self.dist, self.qb, self.cells, self.control,
             self.slots, self.words, np.int64(self.cap), np.int64(self.guard), np.int64(self.delta),
             np.int32(self.params["lookahead"]), np.int64(self.params["heavy_degree"]),
-            np.int64(self.timeout_cycles), np.int32(1 if self.counting() else 0)))
+            np.int64(self.timeout_cycles), np.int32(1 if self.params["local_queue"] else 0),
+            np.int32(1 if self.counting() else 0)))
         words = self.read_words(source)
         aborted = int(words[AS_ABORTED])
         if aborted:
@@ -186,7 +194,8 @@ class DeltaSteppingAsync(GpuSsspBase):
                                f"{ABORT_REASONS.get(aborted, f'abort reason {aborted}')}")
         counters: dict[str, Any] = {
             "iterations": 1, "pops": int(words[AS_POPS]), "stale_pops": int(words[AS_STALE]),
-            "pushes": int(words[AS_PUSHES]), "buckets": int(words[AS_LABELS]), "delta": self.delta,
+            "pushes": int(words[AS_PUSHES]), "kept": int(words[AS_KEPT]), "buckets": int(words[AS_LABELS]),
+            "delta": self.delta,
             "lookahead": self.params["lookahead"], "blocks": self.grid, "launch": self.launch_mode,
         }
         if self.counting():
