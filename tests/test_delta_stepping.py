@@ -8,6 +8,9 @@ The GPU kernels themselves are checked on a GPU by tests/test_gpu_delta_stepping
 from __future__ import annotations
 
 import random
+import re
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,13 +18,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sssp_bench import impls
+from sssp_bench.datasets import catalog
 from sssp_bench.errors import ConfigError, UnsupportedGraphError
 from sssp_bench.graph.csr import from_arcs
-from sssp_bench.graph.generators import generate
+from sssp_bench.graph.generators import generate, parse_spec
 from sssp_bench.graph.weights import apply_weights
-from sssp_bench.impls import canonical_distances
+from sssp_bench.gpu.runtime import module_source
+from sssp_bench.impls import canonical_distances, delta_stepping, delta_stepping_async
+from sssp_bench.impls.delta_stepping import HEAVY_DEGREE
 from sssp_bench.kernels.arrays import kernel_arrays
 from sssp_bench.kernels.delta_stepping import default_delta, light_first, max_weight
+from sssp_bench.run.config import load_config
 from sssp_bench.run.verify import certificate, compare, reference_distances
 
 from delta_stepping_models import SLOTS, AsyncMachine, sync_steps
@@ -226,3 +233,115 @@ def test_the_async_work_queue_under_random_interleavings(spec, local):
                 for source in (0, graph.n // 2, graph.n - 1, 0):
                     assert compare(reference_distances(graph, source), machine.solve(source)), \
                         (spec, delta, lookahead, workers, source)
+
+
+# --- experiments/course -------------------------------------------------------------------------------------------
+
+COURSE = Path(__file__).resolve().parents[1] / "experiments" / "course"
+
+
+@pytest.mark.parametrize("path", sorted(COURSE.glob("*.yaml")), ids=lambda path: path.name)
+def test_the_course_configs_parse_and_name_what_they_claim(path):
+    config = load_config(path)
+    assert config.graphs and config.variants and config.targets
+    labels = {graph.label for graph in config.graphs}
+    for claim in config.targets.get("faster_than", []):
+        assert set(claim["graphs"] or labels) <= labels
+    for graph in config.graphs:
+        if graph.stand_in is not None:  # a stand-in only for a downloaded catalog graph, and a valid spec
+            entry = catalog.find(graph.graph)
+            assert entry is not None and not entry.generated
+            parse_spec(graph.stand_in)
+
+
+def test_the_course_configs_cover_the_papers_sets():
+    for name in ("course-bf", "course-delta"):
+        labels = {graph.label for graph in load_config(COURSE / f"{name}.yaml").graphs}
+        assert {f"density-{m}" for m in ("20K", "100K", "500K", "1M")} <= labels
+        assert {f"size-{n}" for n in ("1K", "5K", "10K", "50K", "100K", "500K")} <= labels
+        assert {f"structure-{kind}" for kind in ("random", "clustered", "grid", "chain", "road", "star")} <= labels
+    real = {graph.label for graph in load_config(COURSE / "course-delta.yaml").graphs}
+    assert {"soc-Epinions1", "soc-Slashdot0902", "wiki-Vote", "USA-road-d.FLA", "rome99"} <= real
+
+
+def test_the_device_check_script_runs_the_gpu_tests_and_the_small_config():
+    script = (COURSE / "device_check.sh").read_text()
+    assert "pip install -q --no-deps --no-build-isolation -e ." in script
+    assert "pytest -q -ra -m gpu" in script and "tests/test_gpu_delta_stepping.py" in script
+    assert "experiments/course/device-check.yaml" in script and "sssp-bench report" in script
+    assert subprocess.run(["bash", "-n", str(COURSE / "device_check.sh")]).returncode == 0
+
+
+# --- the GPU variants' modules without a GPU ----------------------------------------------------------------------
+
+IMPLS = Path(impls.__file__).resolve().parent
+
+
+def defines(cu_name: str) -> dict[str, int]:
+    """The integer #defines (decimal or hex) of a .cu file with its headers expanded."""
+    source, _ = module_source(IMPLS / cu_name)
+    found = {}
+    for name, text in re.findall(r"^#define (\w+) (\S+)", source, flags=re.MULTILINE):
+        try:
+            found[name] = int(text.rstrip("ULul"), 0)
+        except ValueError:
+            continue
+    return found
+
+
+def test_the_gpu_variants_are_registered_with_their_parameters():
+    sync, asynchronous = impls.get("delta-stepping"), impls.get("delta-stepping-async")
+    for cls in (sync, asynchronous):
+        assert cls.device == "gpu" and cls.kind == "sssp" and not cls.negative_weights and cls.description
+        assert (IMPLS / cls.cu_file).is_file()
+        ok, why = cls.available()
+        assert ok or why
+    assert set(sync.parameters) == {"count_relaxations", "delta", "heavy_degree"}
+    assert set(asynchronous.parameters) == {"count_relaxations", "delta", "lookahead", "heavy_degree", "local_queue",
+                                            "blocks_per_sm", "timeout_s"}
+    assert sync.parameters["heavy_degree"].default == HEAVY_DEGREE == 32
+
+
+@pytest.mark.parametrize("name, bad", [
+    ("delta-stepping", {"delta": -1}), ("delta-stepping", {"heavy_degree": -1}),
+    ("delta-stepping-async", {"delta": -2}), ("delta-stepping-async", {"lookahead": 0}),
+    ("delta-stepping-async", {"lookahead": 64}), ("delta-stepping-async", {"blocks_per_sm": -1}),
+    ("delta-stepping-async", {"timeout_s": 0}), ("delta-stepping", {"delta": 1.5}),
+])
+def test_gpu_parameters_are_validated(name, bad):
+    with pytest.raises(ConfigError):
+        impls.get(name)(**bad)
+
+
+def test_the_status_words_match_the_kernels():
+    sync = defines("delta_stepping.cu")
+    assert (sync["DS_CUR0"], sync["DS_FAR0"], sync["DS_FARMIN0"], sync["DS_SETTLED0"]) == \
+        (delta_stepping.DS_CUR0, delta_stepping.DS_FAR0, delta_stepping.DS_FARMIN0, delta_stepping.DS_SETTLED0)
+    assert (sync["DS_LIGHT"], sync["DS_HEAVY"], sync["DS_SPLITS"], sync["DS_BUCKETS"], sync["DS_STUCK"]) == \
+        (delta_stepping.DS_LIGHT, delta_stepping.DS_HEAVY, delta_stepping.DS_SPLITS, delta_stepping.DS_BUCKETS,
+         delta_stepping.DS_STUCK)
+    assert sync["DS_WORDS"] == delta_stepping.DS_WORDS and sync["DS_BLOCK"] == delta_stepping.DS_BLOCK
+    assert sync["DS_BARRIER_GEN"] < sync["DS_WORDS"] and sync["N_WORDS"] <= sync["DS_CUR0"]
+    words = defines("delta_stepping_async.cu")
+    assert (words["AS_POPS"], words["AS_STALE"], words["AS_PUSHES"], words["AS_LABELS"], words["AS_ABORTED"],
+            words["AS_KEPT"]) == (delta_stepping_async.AS_POPS, delta_stepping_async.AS_STALE,
+                                  delta_stepping_async.AS_PUSHES, delta_stepping_async.AS_LABELS,
+                                  delta_stepping_async.AS_ABORTED, delta_stepping_async.AS_KEPT)
+    assert words["AS_WORDS"] == delta_stepping_async.AS_WORDS and words["AS_KEPT"] < words["AS_WORDS"]
+    assert (words["AS_SLOTS"], words["AS_LINE"], words["AS_CONTROL_WORDS"], words["AS_BLOCK"]) == \
+        (SLOTS, delta_stepping_async.AS_LINE, delta_stepping_async.AS_CONTROL_WORDS, delta_stepping_async.AS_BLOCK)
+    assert words["AS_PENDING"] % words["AS_LINE"] == 0 and words["AS_ABORT"] % words["AS_LINE"] == 0
+
+
+def test_the_async_delta_keeps_labels_inside_the_ring_window():
+    road = generate("road:n=5000,seed=10")
+    for lookahead in (1, 8, 63):
+        delta = delta_stepping_async.effective_delta(road, 1, lookahead)
+        assert int(max_weight(road)) // delta <= SLOTS - 1 - lookahead
+        assert int(max_weight(road)) // (delta - 1) > SLOTS - 1 - lookahead  # the least delta that does
+    assert delta_stepping_async.effective_delta(road, 0, 8) == max(default_delta(road), int(max_weight(road)) // 56 + 1)
+    # huge weights on a long path: labels (distance / delta) must fit 31 bits
+    heavy = from_arcs(3, [0, 1], [1, 2], np.array([2**31 - 1, 2**31 - 1], np.int32))
+    delta = delta_stepping_async.effective_delta(heavy, 1, 8)
+    assert 2 * (2**31 - 1) // delta < 2**31 - 1
+    assert delta_stepping.step_cap(10) == 8 * 10 + 64

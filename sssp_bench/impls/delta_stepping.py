@@ -155,7 +155,8 @@ class DeltaStepping(GpuSsspBase):
     def prepare(self, graph: CSRGraph) -> None:
         refuse_negative_weights(self.name, graph)
         self.delta = int(self.params["delta"] or default_delta(graph))
-        heavy = graph.weights is not None and graph.weights.dtype.kind != "f" and bool((graph.weights > self.delta).any())
+        weights = graph.weights
+        heavy = weights is not None and weights.dtype.kind != "f" and bool((weights > self.delta).any())
         self.per_arc_bytes = 8 if heavy else 0  # the light-first copy of the column ids and weights
         super().prepare(graph)
 

@@ -35,9 +35,10 @@
 // recorded in qb; it is relaxed only if the vertex's distance is still the one it was kept with (otherwise whoever
 // lowered it pushed or kept it in turn). When the local queue is full, the improvement goes to its ring as usual.
 //
-// Termination: `pending` counts entries pushed (or kept) and not yet processed; a warp adds its pushes before writing them and
-// subtracts the entries it took after relaxing them (and after their pushes). It is 0 exactly when every queue is
-// empty and no warp holds work, and then nothing can push again: every warp that finds no work and pending 0 exits.
+// Termination: `pending` counts entries pushed (or kept) and not yet processed; a warp adds its pushes before
+// writing them and subtracts the entries it took after relaxing them (and after their pushes). It is 0 exactly when
+// every queue is empty and no warp holds work, and then nothing can push again: a warp finding no work and pending
+// 0 exits.
 // Every wait (for a cell's entry, for work) is bounded: past timeout_cycles a warp sets AS_ABORT = 2 and all exit.
 //
 // Memory written by other warps during the launch (distances, qb, cells, counters) is read through L2 (__ldcg or
@@ -169,13 +170,11 @@ __device__ __forceinline__ void relax_arc(bool on, offset_t e, dist_t du, const 
     }
     int kept = min(__popc(nears), AS_LOCAL - w.local_count);
     w.local_count += kept;
-    __threadfence();  // the distance before qb: see the claim's fence
+    if (improved) ++w.improved;
+    bool to_ring = improved && !keep;
+    if (__any_sync(AS_FULL, to_ring)) __threadfence();  // the distance before qb: see the claim's fence
     if (label < w.base) label = w.base;
-    bool push = false;
-    if (improved) {
-        ++w.improved;
-        push = !keep && atomicMin(&w.qb[v], (unsigned)label) > (unsigned)label;
-    }
+    bool push = to_ring && atomicMin(&w.qb[v], (unsigned)label) > (unsigned)label;
     warp_enqueue(push, v, label, kept, w);
 }
 
@@ -213,7 +212,9 @@ extern "C" __global__ void delta_async_init(dist_t* dist, unsigned* qb, word_t* 
         dist[v] = v == source ? 0LL : DIST_INF;
         qb[v] = v == source ? 0u : AS_NONE;
     }
-    if (blockIdx.x == 0 && threadIdx.x < AS_CONTROL_WORDS) control[threadIdx.x] = threadIdx.x == AS_PENDING ? 1ULL : 0ULL;
+    if (blockIdx.x == 0 && threadIdx.x < AS_CONTROL_WORDS) {
+        control[threadIdx.x] = threadIdx.x == AS_PENDING ? 1ULL : 0ULL;  // the source's entry is pending
+    }
     if (blockIdx.x == 0 && threadIdx.x < AS_WORDS) words[threadIdx.x] = 0ULL;
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         word_t index = slots[AS_TAIL(0)];
@@ -254,6 +255,7 @@ delta_async_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __re
         bool valid = false, live = false;
         vertex_t u = 0;
         dist_t du = 0;
+        offset_t begin = 0, end = 0;
         int taken = 0, slot = -1;  // slot -1: a local batch
         if (w.local_count > 0) {  // the warp's own items first: the bucket it is working on
             __syncwarp();  // the items written by other lanes of the warp
@@ -266,6 +268,8 @@ delta_async_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __re
             __syncwarp();  // read before the next items are written
             w.local_count = 0;
             if (valid) {
+                begin = row_offsets[u];  // independent of the check below: both loads in flight at once
+                end = row_offsets[u + 1];
                 live = __ldcg(dist + u) == du;  // lowered since: the one who lowered it relaxes it
                 stale += live ? 0 : 1;
             }
@@ -349,6 +353,8 @@ delta_async_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __re
                 if (valid) {
                     u = (vertex_t)(entry & 0xffffffffULL);
                     unsigned at = (unsigned)((entry >> 32) & 0x7fffffffULL);
+                    begin = row_offsets[u];  // in flight during the claim
+                    end = row_offsets[u + 1];
                     live = atomicCAS(&qb[u], at, AS_NONE) == at;
                     stale += live ? 0 : 1;
                 }
@@ -357,8 +363,8 @@ delta_async_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __re
             du = live ? __ldcg(dist + u) : 0;
         }
         w.base = __shfl_sync(AS_FULL, load_volatile(control + AS_BASE), 0);
-        relax_vertices(live, du, live ? row_offsets[u] : 0, live ? row_offsets[u + 1] : 0, heavy_degree, column_ids,
-                       weights, unit_weights, w);
+        relax_vertices(live, du, live ? begin : 0, live ? end : 0, heavy_degree, column_ids, weights, unit_weights,
+                       w);
         __syncwarp();
         if (lane == 0) {  // after this batch's pushes and kept items were counted (by this lane, on the same word)
             pops += (unsigned long long)taken;
@@ -385,5 +391,7 @@ delta_async_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __re
 extern "C" __global__ void delta_async_reset(word_t* cells, word_t* slots, long long cells_total) {
     long long stride = (long long)gridDim.x * blockDim.x;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < cells_total; i += stride) cells[i] = 0ULL;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < AS_SLOT_WORDS; i += stride) slots[i] = 0ULL;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < AS_SLOT_WORDS; i += stride) {
+        slots[i] = 0ULL;
+    }
 }

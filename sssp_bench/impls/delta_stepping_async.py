@@ -2,8 +2,10 @@
 ("A fast work-efficient SSSP algorithm for GPUs", PPoPP'21, which the course project cites): no grid-wide barrier
 per bucket.
 
-The synchronous `delta-stepping` pays a grid-wide barrier for every light phase, heavy step and split: a road
-graph's thousands of buckets, each holding a few thousand vertices, spend most of their time at those barriers.
+The synchronous `delta-stepping` pays a grid-wide barrier for every light phase, heavy step and split: on a road
+graph, whose shortest-path trees are about a thousand arcs deep, that is one to three thousand barriers per solve
+around little work each (USA-road-d.NY at the default delta: 1,600 to 2,000 light phases, 80 to 100 heavy steps
+and as many splits, by the CPU model of the kernel; experiments/course/notes.md).
 Here one persistent kernel per solve (a cooperative launch, so every warp is resident) has its warps pull work
 from a device work queue organised by bucket priority and push what they improve straight back into it:
 
@@ -43,9 +45,9 @@ that would overrun a ring (not expected: a ring holds at most about one entry pe
 Non-negative weights only (UnsupportedGraphError otherwise); int32 or unit weights (float32 refused). Distances
 int64, unreached INT64_MAX.
 Counters: `iterations` (1: one asynchronous pass), `pops` (batches' entries, local ones too), `stale_pops` (skipped:
-the vertex had moved on), `pushes` (through the work queue), `kept` (into a local queue), `buckets` (the
-highest bucket label taken, plus one), `delta`, `lookahead`, `blocks` (the grid), `launch` (cooperative or plain); with count_relaxations, relax attempts and relaxations
-(one entry per iteration).
+the vertex had moved on), `pushes` (through the work queue), `kept` (into a local queue), `buckets` (the highest
+bucket label taken, plus one), `delta`, `lookahead`, `blocks` (the grid), `launch` (cooperative or plain); with
+count_relaxations, relax attempts and relaxations (one entry per iteration).
 """
 
 from __future__ import annotations
@@ -139,6 +141,9 @@ class DeltaSteppingAsync(GpuSsspBase):
         refuse_negative_weights(self.name, graph)
         if graph.weights is None or graph.weights.dtype.kind != "f":
             self.delta = effective_delta(graph, self.params["delta"], self.params["lookahead"])
+        if runtime.gpu_status()[0] and graph.n:  # the rings' cells beyond n per slot, spread over the vertices
+            fixed = AS_SLOTS * 8 * (runtime.resident_threads() + CELL_MARGIN)
+            self.per_vertex_bytes = type(self).per_vertex_bytes + -(-fixed // graph.n)
         super().prepare(graph)
 
     def upload(self, graph: CSRGraph) -> None:
