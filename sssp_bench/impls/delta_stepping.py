@@ -43,7 +43,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Any, ClassVar, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 

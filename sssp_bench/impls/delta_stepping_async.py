@@ -5,7 +5,7 @@ per bucket.
 The synchronous `delta-stepping` pays a grid-wide barrier for every light phase, heavy step and split: on a road
 graph, whose shortest-path trees are about a thousand arcs deep, that is one to three thousand barriers per solve
 around little work each (USA-road-d.NY at the default delta: 1,600 to 2,000 light phases, 80 to 100 heavy steps
-and as many splits, by the CPU model of the kernel; experiments/course/notes.md).
+and as many splits, by the CPU model of the kernel; experiments/course/notes/delta_stepping.md).
 Here one persistent kernel per solve (a cooperative launch, so every warp is resident) has its warps pull work
 from a device work queue organised by bucket priority and push what they improve straight back into it:
 
