@@ -19,6 +19,19 @@ timeout 240 python3 -m pytest -q -ra -m gpu -p no:cacheprovider tests/test_gpu_d
   > "$out/gpu-tests.txt" 2>&1
 echo "gpu tests exit status: $? (log: gpu-tests.txt)"
 grep -E "passed|failed|error|skipped" "$out/gpu-tests.txt" | tail -n 15
+timeout 60 python3 - <<'PY'
+from sssp_bench import impls
+from sssp_bench.graph.generators import generate
+graph = generate("grid:rows=8,cols=8,seed=1")
+for name, counter in (("delta-stepping", "barrier"), ("delta-stepping-async", "launch")):
+    try:
+        implementation = impls.get(name)()
+        implementation.prepare(graph)
+        print(f"{name}: {counter} = {implementation.solve(0).counters[counter]}")
+        implementation.teardown()
+    except Exception as error:
+        print(f"{name}: {type(error).__name__}: {error}")
+PY
 
 datasets=/tmp/sssp-datasets
 graphs=(--graph grid-512 --graph rmat-256K)

@@ -79,6 +79,7 @@ def step_cap(n: int) -> int:
 
 
 _cooperative_modules: dict[tuple, tuple[runtime.CompiledModule, str]] = {}
+_failed_modes: dict[tuple, str] = {}  # modes that did not compile here, and why: not tried again
 
 
 def load_cooperative_module(cu_path: str | os.PathLike, options: Sequence[str] = (),
@@ -96,13 +97,17 @@ def load_cooperative_module(cu_path: str | os.PathLike, options: Sequence[str] =
     for mode, extra, cooperative in modes:
         all_options = (*runtime.COMPILE_OPTIONS, *options, *extra, *arch_options)
         key = (device.id, digest, all_options, cooperative)
+        if key in _failed_modes:
+            failures.append(_failed_modes[key])
+            continue
         if key not in _cooperative_modules:
             started = time.perf_counter()
             try:
                 raw = cp.RawModule(code=source, options=all_options, enable_cooperative_groups=cooperative)
                 raw.compile()
             except Exception as error:  # noqa: BLE001 - the next mode may work (no header, no cudadevrt)
-                failures.append(f"{mode}: {type(error).__name__}: {str(error)[:300]}")
+                _failed_modes[key] = f"{mode}: {type(error).__name__}: {str(error)[:300]}"
+                failures.append(_failed_modes[key])
                 continue
             compiled = runtime.CompiledModule(raw, Path(cu_path), digest, all_options, arch,
                                               time.perf_counter() - started)
