@@ -15,7 +15,7 @@ cached, which would give two machines two different splits):
 - arcs: a catalog graph's size from the catalog (its stand-in has the same size by design); a generator spec's
   from its parameters without generating it (`estimated_arcs`: exact for grid, chain, star, complete, fixed-degree
   and small-world, m for random and rmat, edgefactor x 2^scale for kron, the mean degree for road and
-  communities, a near-interior count for mesh, 7.25 arcs a vertex for forest-fire as at its defaults); a .csr
+  communities, a near-interior count for mesh, n^1.143 for forest-fire, fitted to Gen-ForestFire); a .csr
   file's from its header.
 - sources: the config's count, or the variant's own `sources: N` when smaller.
 - weight: IMPLEMENTATION_WEIGHTS, the wall time per reached arc relative to cpu-dijkstra (end-to-end times of
@@ -51,7 +51,8 @@ IMPLEMENTATION_WEIGHTS: dict[str, float] = {
     "lonestar": 0.085, "bf-edge": 0.13, "bf-frontier": 0.09, "hbf": 0.036, "near-far": 0.024, "workfront": 0.019,
     "bfs4k": 0.0024, "bfs-vwarp": 0.0039, "bfs-edge": 0.005, "bfs-harish": 0.0053,
 }
-FOREST_FIRE_ARCS_PER_VERTEX = 7.25  # Gen-ForestFire (forward 0.35, backward 0.32): 7,247,463 arcs on 10^6 vertices
+# A forest fire densifies: arcs ~ n^a. Gen-ForestFire (forward 0.35, backward 0.32): 7,247,463 arcs on 10^6 vertices.
+FOREST_FIRE_EXPONENT = 1.143
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ def spec_arcs(spec: str) -> float:
     if kind == "small-world":
         return 2.0 * p["n"] * p["k"]
     if kind == "forest-fire":
-        return min(float(p["max_arcs"]), FOREST_FIRE_ARCS_PER_VERTEX * p["n"])
+        return min(float(p["max_arcs"]), float(p["n"]) ** FOREST_FIRE_EXPONENT)
     return float(p.get("m") or p.get("n") or 1)  # a generator this estimate does not know yet
 
 
