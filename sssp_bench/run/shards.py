@@ -247,7 +247,7 @@ def merge_shards(shard_dirs: list[Path], into: Path, log: Callable[[str], None] 
 
     rows, merged_from = [], []
     for shard_dir, manifest in loaded:
-        lines = _complete_lines(shard_dir / "rows.jsonl")
+        lines = complete_lines(shard_dir / "rows.jsonl")
         rows += lines
         shard = manifest["shard"]
         provenance = manifest.get("provenance") or {}
@@ -264,6 +264,7 @@ def merge_shards(shard_dirs: list[Path], into: Path, log: Callable[[str], None] 
 
     merged = _merged_manifest(into, [manifest for _, manifest in loaded], merged_from)
     rows = _in_config_order(rows, merged["config"])
+    merged["statuses"] = row_statuses(rows)
     into.mkdir(parents=True, exist_ok=True)
     rows_path = into / "rows.jsonl"
     temporary = rows_path.with_name(f".rows.jsonl.{os.getpid()}.tmp")
@@ -296,7 +297,18 @@ def _in_config_order(lines: list[str], config: dict[str, Any]) -> list[str]:
     return sorted(lines, key=position)
 
 
-def _complete_lines(rows_path: Path) -> list[str]:
+def row_statuses(lines: list[str]) -> dict[str, int]:
+    """Counted as the runner counts them (every solve, the prepares that failed), but from the rows: a shard's
+    manifest counts only its last session's, and a shard that was resumed had several."""
+    counted: dict[str, int] = {}
+    for line in lines:
+        row = json.loads(line)
+        if row.get("phase") == "solve" or row.get("status") != "ok":
+            counted[row["status"]] = counted.get(row["status"], 0) + 1
+    return counted
+
+
+def complete_lines(rows_path: Path) -> list[str]:
     """The rows of a shard, without the partial last line a crash can leave (a resume would cut it too)."""
     if not rows_path.exists():
         return []
@@ -323,10 +335,6 @@ def _merged_manifest(into: Path, manifests: list[dict[str, Any]], merged_from: l
                     raise UserError(f"cannot merge: graph {label!r} has other {key} in run {manifest.get('run_id')} "
                                     f"than in an earlier shard (did one machine have the real graph and another "
                                     f"its stand-in?)")
-    statuses: dict[str, int] = {}
-    for manifest in manifests:
-        for status, count in (manifest.get("statuses") or {}).items():
-            statuses[status] = statuses.get(status, 0) + int(count)
     config = {key: value for key, value in (first.get("config") or {}).items() if key != "shard"}
     measured = next((m["roofline"] for m in manifests if (m.get("roofline") or {}).get("available", True)
                      and m.get("roofline")), first.get("roofline"))
@@ -337,7 +345,7 @@ def _merged_manifest(into: Path, manifests: list[dict[str, Any]], merged_from: l
         "started": min(str(m.get("started") or "") for m in manifests) or None,
         "finished": max(str(m.get("finished") or "") for m in manifests) or None,
         "status": "complete" if complete else "incomplete",
-        "graphs": graphs, "statuses": statuses, "roofline": measured,
+        "graphs": graphs, "roofline": measured,
         "skipped": {name: why for manifest in manifests for name, why in (manifest.get("skipped") or {}).items()},
         "merged_from": merged_from,
     })
