@@ -377,5 +377,5 @@ def describe_split(config: Config, count: int) -> list[str]:
     shards = split_cells(config, count)
     total = sum(cell.cost for shard in shards for cell in shard) or math.inf
     return [f"shard {index}/{count}: {sum(cell.cost for cell in shard) / total:.0%} of the expected cost, "
-            f"{len(shard)} cells: " + ", ".join(f"{cell.graph}/{cell.variant}" for cell in shard)
+            f"{len(shard)} cell(s): " + ", ".join(f"{cell.graph}/{cell.variant}" for cell in shard)
             for index, shard in enumerate(shards, start=1)]
