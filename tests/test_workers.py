@@ -13,6 +13,7 @@ import pytest
 
 pytest.importorskip("distributed", reason="the dask extra is not installed (pip install 'sssp-bench[dask]')")
 
+from sssp_bench.errors import UserError  # noqa: E402
 from sssp_bench.report import summarize  # noqa: E402
 from sssp_bench.run.runner import start_run  # noqa: E402
 from sssp_bench.run.workers import connect, run_on_workers  # noqa: E402
@@ -71,10 +72,53 @@ def test_two_cpu_workers_run_the_shards_and_merge_them_into_the_unsplit_runs_cou
     assert [entry["run_id"] for entry in manifest["merged_from"]] == [path.name for path in shard_dirs]
 
 
+def test_an_interrupted_workers_run_is_finished_with_resume_on_the_command_line(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from sssp_bench.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "two.yaml").write_text(textwrap.dedent(TWO_GRAPHS))
+    invoke = lambda *args: CliRunner().invoke(cli, list(args), catch_exceptions=False)  # noqa: E731
+    assert invoke("run", "two.yaml", "--workers", "2", "--run-id", "w", "--no-progress").exit_code == 0
+    run_dir = tmp_path / "results" / "w"
+    expected = counts(summarize(run_dir))
+    shard = run_dir / "shards" / "w-shard-2-of-2"  # as if the session had ended in the middle of shard 2
+    lines = (shard / "rows.jsonl").read_text().splitlines(keepends=True)
+    (shard / "rows.jsonl").write_text("".join(lines[: len(lines) // 2]))
+    (run_dir / "manifest.json").unlink()
+    (run_dir / "rows.jsonl").unlink()
+
+    refused = invoke("run", "two.yaml", "--workers", "2", "--shards", "3", "--resume", "results/w")
+    assert refused.exit_code == 2 and "--shards 3: " in refused.output and "was split into 2 shards" in refused.output
+    resumed = invoke("run", "two.yaml", "--workers", "2", "--resume", "results/w", "--no-progress")
+    assert resumed.exit_code == 0, resumed.output
+    assert counts(summarize(run_dir)) == expected
+    keys = solve_keys(read_rows(run_dir))
+    assert len(keys) == len(set(keys))
+
+
 def test_each_worker_is_pinned_to_its_own_gpu(tmp_path):
     with connect(2, None, ["0", "1"], log=lambda message: None) as client:
         seen = client.run(lambda: os.environ.get("CUDA_VISIBLE_DEVICES"))
     assert sorted(seen.values()) == ["0", "1"]
+
+
+def test_a_running_cluster_takes_the_shards_through_its_scheduler_address(tmp_path):
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        outcome = run_on_workers(make_config(tmp_path, TWO_GRAPHS), scheduler=cluster.scheduler_address,
+                                 run_id="remote")
+    whole = start_run(make_config(tmp_path, TWO_GRAPHS), run_id="whole", show_progress=False).run_dir
+    assert counts(summarize(outcome.run_dir)) == counts(summarize(whole))
+    assert len(list((outcome.run_dir / "shards").iterdir())) == 2  # one shard per worker the scheduler has
+
+
+def test_more_workers_than_gpus_is_refused(tmp_path):
+    with pytest.raises(UserError, match=r"^--workers 3: this machine shows 2 GPU\(s\) \(0,1\); one worker per GPU"):
+        run_on_workers(make_config(tmp_path, TWO_GRAPHS), workers=3, run_id="x", gpus=["0", "1"])
+    assert not (tmp_path / "results").exists()  # refused before anything was written
 
 
 def test_a_worker_killed_mid_shard_loses_nothing_and_repeats_nothing(tmp_path):

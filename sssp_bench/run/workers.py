@@ -96,7 +96,7 @@ def _local_cluster(workers: int, gpus: list[str], log: Callable[[str], None]) ->
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, **quiet) as cluster:
             yield cluster
         return
-    pinned = [gpus[index % len(gpus)] for index in range(workers)]
+    pinned = gpus[:workers]  # run_on_workers refused more workers than GPUs
     try:
         from dask_cuda import LocalCUDACluster
     except ImportError:
@@ -138,10 +138,13 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
     log = log or (lambda message: None)
     config = copy.deepcopy(config)
     config.output, config.datasets = config.output.resolve(), config.datasets.resolve()  # workers may cd elsewhere
+    gpus = visible_gpus() if gpus is None else gpus
+    if scheduler is None and gpus and (workers or 1) > len(gpus):
+        raise UserError(f"--workers {workers}: this machine shows {len(gpus)} GPU(s) ({','.join(gpus)}); one worker "
+                        f"per GPU keeps each solve's GPU to itself: use --workers {len(gpus)} or fewer")
     run_dir = _run_dir(config, run_id, resume_dir)
     shard_count = _shard_count(run_dir, shard_count, resume_dir is not None)
     preflight(config)
-    gpus = visible_gpus() if gpus is None else gpus
     shards_dir = run_dir / "shards"
     shards_dir.mkdir(parents=True, exist_ok=True)
     results: list[dict[str, Any]] = []
@@ -149,7 +152,10 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
         from distributed import KilledWorker, as_completed
 
         available = len(client.scheduler_info().get("workers", {}))
-        count = shard_count or max(1, available)
+        if not available:
+            raise UserError(f"--scheduler {scheduler}: the cluster has no worker yet; start them first "
+                            f"(dask-cuda-worker {scheduler}, or dask worker {scheduler})")
+        count = shard_count or available
         log(f"{run_dir}: {count} shard(s) on {available} worker(s)")
         futures = [client.submit(run_shard, config, index, count, shards_dir, run_dir.name, pure=False,
                                  key=f"{run_dir.name}-shard-{index}-of-{count}") for index in range(1, count + 1)]
