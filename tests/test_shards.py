@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from sssp_bench.cli import cli
 from sssp_bench.errors import UserError
 from sssp_bench.graph import generators
-from sssp_bench.report import summarize
+from sssp_bench.report import summarize, write_report
 from sssp_bench.run import runner as runner_module
 from sssp_bench.run.config import GraphEntry
 from sssp_bench.run.runner import resume_run, start_run
@@ -112,6 +112,19 @@ def test_the_merged_shards_report_the_same_cells_and_verified_counts_as_the_unsp
     assert [entry["shard"]["index"] for entry in manifest["merged_from"]] == list(range(1, count + 1))
     assert set(manifest["graphs"]) == {"grid", "rmat", "chain"}
     assert manifest["statuses"] == json.loads((whole / "manifest.json").read_text())["statuses"]
+
+
+def test_a_shard_run_from_other_code_is_named_in_the_merged_report(tmp_path):
+    shard_dirs = run_shards(tmp_path, SPLIT, 2)
+    manifest_path = shard_dirs[1] / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["provenance"]["code"]["sha256"] = "f" * 64  # as if that machine had checked out another commit
+    manifest_path.write_text(json.dumps(manifest))
+    merged = merge_shards(shard_dirs, tmp_path / "merged")
+    changes = json.loads((merged / "manifest.json").read_text())["code_changes"]
+    assert [(change["sha256"], change["run_id"]) for change in changes] == [("f" * 64, "test-2")]
+    write_report([merged])
+    assert "with code ffffffffffff" in (merged / "report.md").read_text()
 
 
 def test_more_shards_than_cells_leaves_some_empty_and_the_merge_still_whole(tmp_path):

@@ -336,8 +336,9 @@ def _merged_manifest(into: Path, manifests: list[dict[str, Any]], merged_from: l
                                     f"than in an earlier shard (did one machine have the real graph and another "
                                     f"its stand-in?)")
     config = {key: value for key, value in (first.get("config") or {}).items() if key != "shard"}
-    measured = next((m["roofline"] for m in manifests if (m.get("roofline") or {}).get("available", True)
-                     and m.get("roofline")), first.get("roofline"))
+    # the device constants of the first shard that measured them (a record without "available" is a measurement)
+    measured = next((m["roofline"] for m in manifests
+                     if m.get("roofline") and m["roofline"].get("available", True)), first.get("roofline"))
     complete = all(manifest.get("status") == "complete" for manifest in manifests)
     merged = {key: value for key, value in first.items() if key not in ("shard", "resumed", "code_changes")}
     merged.update({
@@ -349,13 +350,18 @@ def _merged_manifest(into: Path, manifests: list[dict[str, Any]], merged_from: l
         "skipped": {name: why for manifest in manifests for name, why in (manifest.get("skipped") or {}).items()},
         "merged_from": merged_from,
     })
-    digests = {((m.get("provenance") or {}).get("code") or {}).get("sha256") for m in manifests} - {None}
-    if len(digests) > 1:  # shards run from other code: say so, as a resume with other code does
-        merged["code_changes"] = [{"at": entry["started"], "sha256": digest, "run_id": entry["run_id"]}
-                                  for entry, m in zip(merged_from, manifests)
-                                  for digest in [((m.get("provenance") or {}).get("code") or {}).get("sha256")]
-                                  if digest != ((first.get("provenance") or {}).get("code") or {}).get("sha256")]
+    # Shards that ran other code than the first (or were resumed with other code) are recorded as a resume with
+    # other code is, so the report names every digest behind its rows.
+    changes = [change for manifest in manifests for change in manifest.get("code_changes", [])]
+    changes += [{"at": manifest.get("started"), "sha256": _code_digest(manifest), "run_id": manifest.get("run_id")}
+                for manifest in manifests[1:] if _code_digest(manifest) not in (None, _code_digest(first))]
+    if changes:
+        merged["code_changes"] = changes
     return merged
+
+
+def _code_digest(manifest: dict[str, Any]) -> str | None:
+    return ((manifest.get("provenance") or {}).get("code") or {}).get("sha256")
 
 
 def shard_dirs_in(folder: Path) -> list[Path]:
