@@ -1,7 +1,8 @@
 """The one trial driver: every implementation x graph x source, timed, verified and recorded as it goes.
 
 For each graph: load (mapped, not copied), apply the config's weights, pick the shared sources. For each
-variant: prepare once (timed apart), warm up, then solve every source `repetitions` times. Each solve is
+variant: prepare once (timed apart), warm up, then solve every source `repetitions` times. A shard (shards.py)
+runs only its (graph, variant) cells and loads no graph that has none. Each solve is
 timed by the runner: a CPU implementation by the host clock around solve + synchronize; a GPU implementation
 (device "gpu") by CUDA events recorded around solve on the current stream (distance initialisation included,
 the graph upload, done in prepare, excluded), the row's `timer` saying which. The distance copy-back counts
