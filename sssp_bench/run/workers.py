@@ -146,7 +146,6 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
     shard_count = _shard_count(run_dir, shard_count, resume_dir is not None)
     preflight(config)
     shards_dir = run_dir / "shards"
-    shards_dir.mkdir(parents=True, exist_ok=True)
     results: list[dict[str, Any]] = []
     with connect(workers, scheduler, gpus, log) as client:
         from distributed import KilledWorker, as_completed
@@ -156,6 +155,7 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
             raise UserError(f"--scheduler {scheduler}: the cluster has no worker yet; start them first "
                             f"(dask-cuda-worker {scheduler}, or dask worker {scheduler})")
         count = shard_count or available
+        shards_dir.mkdir(parents=True, exist_ok=True)  # only now: a cluster that cannot be had leaves no folder
         log(f"{run_dir}: {count} shard(s) on {available} worker(s)")
         futures = [client.submit(run_shard, config, index, count, shards_dir, run_dir.name, pure=False,
                                  key=f"{run_dir.name}-shard-{index}-of-{count}") for index in range(1, count + 1)]
