@@ -147,6 +147,8 @@ def test_a_worker_killed_mid_shard_loses_nothing_and_repeats_nothing(tmp_path):
 
     attempts = [json.loads(line) for line in (victim / "attempts.jsonl").read_text().splitlines()]
     assert len(attempts) == 2 and attempts[0]["pid"] != attempts[1]["pid"]  # retried by another worker process
+    recorded = json.loads((tmp_path / "results" / "killed" / "manifest.json").read_text())["merged_from"]
+    assert [entry["attempts"] for entry in recorded if entry["run_id"] == victim.name] == [attempts]
     kept = solve_times(read_rows(victim))
     assert all(kept[key] == seconds for key, seconds in before.items())  # what was done before the kill stands
     merged = tmp_path / "results" / "killed"

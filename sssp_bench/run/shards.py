@@ -224,9 +224,9 @@ def shard_problems(manifests: list[dict[str, Any]]) -> list[str]:
 
 
 def merge_shards(shard_dirs: list[Path], into: Path, log: Callable[[str], None] | None = None) -> Path:
-    """Join one complete split's shard folders into the run folder `into`: rows concatenated in shard order, one
-    manifest for the whole config (the config before the split and its hash, the graphs of every shard, the
-    statuses summed) with `merged_from` recording each shard's run, host, GPU and rows. `into` may hold an earlier
+    """Join one complete split's shard folders into the run folder `into`: rows concatenated in the config's order,
+    one manifest for the whole config (the config before the split and its hash, the graphs of every shard, the
+    statuses counted from the rows) with `merged_from` recording each shard's run, host, GPU, rows and attempts. `into` may hold an earlier
     merge of the same shards, which is replaced; never another run."""
     log = log or (lambda message: None)
     loaded = []
@@ -256,7 +256,8 @@ def merge_shards(shard_dirs: list[Path], into: Path, log: Callable[[str], None] 
             "shard": {"index": shard["index"], "count": shard["count"], "cells": shard["cells"]},
             "status": manifest.get("status"), "started": manifest.get("started"), "finished": manifest.get("finished"),
             "host": provenance.get("host"), "gpu": provenance.get("gpu"), "rows": len(lines),
-            "statuses": manifest.get("statuses", {}), "resumed": manifest.get("resumed", []),
+            "statuses": row_statuses(lines), "resumed": manifest.get("resumed", []),
+            "attempts": _attempts(shard_dir),
         })
         if manifest.get("status") != "complete":
             log(f"warning: shard {shard['index']}/{shard['count']} ({shard_dir}) is {manifest.get('status')}: "
@@ -272,6 +273,12 @@ def merge_shards(shard_dirs: list[Path], into: Path, log: Callable[[str], None] 
     os.replace(temporary, rows_path)
     write_json_atomic(into / "manifest.json", merged)
     return into
+
+
+def _attempts(shard_dir: Path) -> list[dict[str, Any]]:
+    """What `run --workers` recorded of each attempt at a shard (workers.run_shard); none for a plain `--shard`."""
+    path = shard_dir / "attempts.jsonl"
+    return [json.loads(line) for line in complete_lines(path)] if path.exists() else []
 
 
 def _check_into(into: Path, shard_run_ids: set[str]) -> None:
