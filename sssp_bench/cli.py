@@ -123,18 +123,42 @@ def generate(spec: str, params: tuple[str, ...], output: Path | None, weights: s
 @click.option("--variant", "variant_names", multiple=True, metavar="NAME",
               help="Run only this variant of the config (repeatable): a variant's name, else an entry's label (all "
                    "its swept variants), else an implementation's name (all its variants).")
+@click.option("--shard", "shard_text", default=None, metavar="I/N",
+              help="Run only shard I of a deterministic split of the config's (graph, variant) cells into N, "
+                   "balanced by expected cost; `merge` or `report` joins the N shard runs.")
+@click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Run the config on N Dask worker processes here, one per GPU (CPU workers without one), and "
+                   "merge their shards into one run folder. Needs the dask extra.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Like --workers, on the running Dask cluster at ADDRESS (e.g. tcp://node:8786).")
+@click.option("--shards", "shard_count", type=click.IntRange(min=1), default=None, metavar="S",
+              help="With --workers or --scheduler: split into S shards (default: one per worker); more shards "
+                   "than workers even out a split whose estimate was off.")
 @click.option("--report/--no-report", "write_report", default=False, help="Write the report when the run ends.")
 @click.option("--progress/--no-progress", default=True, help="Show a progress line on a terminal.")
 def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: Path | None,
-        datasets: Path | None, graph_labels: tuple[str, ...], variant_names: tuple[str, ...], write_report: bool,
+        datasets: Path | None, graph_labels: tuple[str, ...], variant_names: tuple[str, ...], shard_text: str | None,
+        workers: int | None, scheduler: str | None, shard_count: int | None, write_report: bool,
         progress: bool) -> None:
     """Run CONFIG: every implementation x graph x source, timed, verified and recorded in results/RUN/.
 
     Exits with status 1 when any answer was wrong.
+
+    \b
+    sssp-bench run configs/quick.yaml --shard 2/4        # one of four shard runs (CI jobs, Slurm tasks)
+    sssp-bench run configs/quick.yaml --workers 2        # two Dask workers (one per GPU), one merged run
     """
     from .run.config import load_config, select_graphs, select_variants
-    from .run.runner import resume_run, start_run
+    from .run.runner import new_run_id, resume_run, start_run
 
+    distributed = workers is not None or scheduler is not None
+    if shard_text is not None and distributed:
+        raise UserError("--shard runs one shard in this process; --workers and --scheduler run every shard: "
+                        "give one or the other")
+    if workers is not None and scheduler is not None:
+        raise UserError("--workers starts a cluster here, --scheduler uses a running one: give one or the other")
+    if shard_count is not None and not distributed:
+        raise UserError("--shards goes with --workers or --scheduler (for one shard here, use --shard I/N)")
     config = load_config(config_path)
     if graph_labels:
         config = select_graphs(config, list(graph_labels))
@@ -146,12 +170,26 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
         config.datasets = datasets
     log = lambda message: click.echo(message, err=True)  # noqa: E731
     try:
-        if resume_dir is not None:
-            outcome = resume_run(config, resume_dir, show_progress=progress, log=log)
+        if distributed:
+            from .run.workers import run_on_workers
+
+            outcome = run_on_workers(config, workers, scheduler, shard_count, run_id, resume_dir, log)
         else:
-            outcome = start_run(config, run_id, show_progress=progress, log=log)
+            shard = _shard_of(shard_text, resume_dir)
+            if shard is not None:
+                from .run.shards import select_shard, shard_run_id
+
+                config = select_shard(config, *shard)
+                run_id = run_id or shard_run_id(new_run_id(config, config.output), *shard)
+                log(f"shard {shard[0]}/{shard[1]}: {len(config.cells)} cell(s), "
+                    f"{config.shard['estimated_share']:.0%} of the config's expected cost")
+            if resume_dir is not None:
+                outcome = resume_run(config, resume_dir, show_progress=progress, log=log)
+            else:
+                outcome = start_run(config, run_id, show_progress=progress, log=log)
     except KeyboardInterrupt:
-        click.echo(f"\ninterrupted; continue with: sssp-bench run {config_path} --resume <run folder>", err=True)
+        again = f"--workers {workers} " if workers else f"--scheduler {scheduler} " if scheduler else ""
+        click.echo(f"\ninterrupted; continue with: sssp-bench run {config_path} {again}--resume <run folder>", err=True)
         sys.exit(130)
     counts = ", ".join(f"{count} {status}" for status, count in sorted(outcome.statuses.items())) or "nothing run"
     click.echo(f"{outcome.run_dir}: {counts}")
@@ -160,6 +198,103 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
     if outcome.wrong_answers:
         click.echo(f"{outcome.wrong_answers} wrong answer(s): see {outcome.run_dir / 'rows.jsonl'}", err=True)
         sys.exit(1)
+
+
+def _shard_of(shard_text: str | None, resume_dir: Path | None) -> tuple[int, int] | None:
+    """(index, count) from --shard, or, resuming without it, the shard the run folder's manifest records."""
+    from .run.shards import parse_shard
+
+    if shard_text is not None:
+        return parse_shard(shard_text)
+    manifest_path = resume_dir / "manifest.json" if resume_dir is not None else None
+    if manifest_path is not None and manifest_path.is_file():
+        from .jsonfile import read_json
+
+        recorded = read_json(manifest_path).get("shard")
+        if recorded:
+            return int(recorded["index"]), int(recorded["count"])
+    return None
+
+
+@cli.command()
+@click.argument("shard_runs", metavar="SHARD...", nargs=-1, required=True,
+                type=click.Path(file_okay=False, path_type=Path))
+@click.option("--into", "into", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="The run folder to write (an earlier merge there is replaced).")
+@click.option("--report/--no-report", "write_report", default=False, help="Write the merged run's report too.")
+def merge(shard_runs: tuple[Path, ...], into: Path, write_report: bool) -> None:
+    """Join the shard runs of one split (`run --shard I/N`) into one run folder that `report` and `compare` read.
+
+    A SHARD is a shard's run folder, or a folder holding shard run folders. Refused, in one line, when a shard
+    of the split is missing or given twice, or the runs come from different configs.
+
+    \b
+    sssp-bench merge results/ci/ --into results/ci-merged --report
+    sssp-bench compare results/baseline results/ci-merged --fail-on-slower
+    """
+    from .run.shards import merge_shards, shard_dirs_in
+
+    folders: list[Path] = []
+    for path in shard_runs:
+        if not path.is_dir():
+            raise UserError(f"{path}: no such folder")
+        folders += [path] if (path / "manifest.json").is_file() else shard_dirs_in(path)
+    if not folders:
+        raise UserError(f"{', '.join(map(str, shard_runs))}: no shard run folder there (a run made with --shard I/N)")
+    log = lambda message: click.echo(message, err=True)  # noqa: E731
+    merged = merge_shards(folders, into, log=log)
+    click.echo(f"{merged}: merged {len(folders)} shard(s)")
+    if write_report:
+        _report([merged], None)
+
+
+@cli.command()
+@click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--shards", "shard_count", type=click.IntRange(min=1), required=True, metavar="N",
+              help="Array tasks: task I runs `run CONFIG --shard I/N`.")
+@click.option("--run-id", default=None, help="Name of the merged run folder (default: <config name>-<UTC time>).")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Results folder (overrides the config's 'output').")
+@click.option("--partition", default=None, help="#SBATCH --partition.")
+@click.option("--account", default=None, help="#SBATCH --account.")
+@click.option("--time", "time_limit", default=None, metavar="TIME", help="#SBATCH --time of each task (e.g. 4:00:00).")
+@click.option("--gpus-per-task", type=click.IntRange(min=0), default=1, show_default=True,
+              help="#SBATCH --gres=gpu:K per task; 0 for a CPU-only config.")
+@click.option("--cpus-per-task", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--setup", multiple=True, metavar="LINE",
+              help="A shell line to run before sssp-bench in every job (module load ..., source .venv/bin/activate); "
+                   "repeatable.")
+@click.option("--command", "command", default=None, metavar="CMD",
+              help="How the jobs call sssp-bench (default: this Python's `-m sssp_bench.cli`).")
+@click.option("--submit", is_flag=True, help="Submit too: through submitit when installed, else sbatch.")
+def slurm(config_path: Path, shard_count: int, run_id: str | None, output: Path | None, partition: str | None,
+          account: str | None, time_limit: str | None, gpus_per_task: int, cpus_per_task: int,
+          setup: tuple[str, ...], command: str | None, submit: bool) -> None:
+    """Write a Slurm job array for CONFIG (task I runs shard I/N) and a merge job that joins the shards and writes
+    the report; `--submit` submits both.
+
+    \b
+    sssp-bench slurm experiments/bfs4k/bfs4k-table2.yaml --shards 8 --partition gpu --time 6:00:00
+    bash results/bfs4k-table2-<time>/slurm/submit.sh
+    """
+    from .run import slurm as slurm_jobs
+    from .run.config import load_config
+    from .run.runner import new_run_id
+
+    config = load_config(config_path)
+    if output is not None:
+        config.output = output
+    run_dir = (config.output / (run_id or new_run_id(config, config.output))).resolve()
+    options = slurm_jobs.SlurmOptions(partition, account, time_limit, gpus_per_task, cpus_per_task, list(setup),
+                                      command)
+    job = slurm_jobs.SlurmJob(config_path.resolve(), config, shard_count, run_dir, options)
+    written = slurm_jobs.write_scripts(job)
+    for name, path in written.items():
+        click.echo(f"wrote {path}")
+    if submit:
+        slurm_jobs.submit(job, written, lambda message: click.echo(message, err=True))
+    else:
+        click.echo(f"submit with: bash {written['submit.sh']}")
 
 
 @cli.command()

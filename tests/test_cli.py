@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from sssp_bench.cli import cli
 
-COMMANDS = ["fetch", "generate", "run", "probe", "report", "list", "info", "roofline"]
+COMMANDS = ["fetch", "generate", "run", "probe", "report", "merge", "slurm", "list", "info", "roofline"]
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ MANIFEST_KEYS = {
     "config_path": "the config file the run began from",
     "started": "UTC time the run began",
     "finished": "UTC time the run (or its last session) ended; null while running",
-    "status": "running, complete or interrupted",
+    "status": "running, complete or interrupted; a merge of shards: complete, or incomplete while one is not",
     "baseline": "the name speedups divide by (results/names.py resolves it); null for none",
     "provenance": "host, CPU, GPU, packages, git commit and code digest (run/provenance.py)",
     "graphs": "per graph label: size, origin, Table 1 facts, the shared sources, stand-in, roofline",
@@ -36,6 +36,8 @@ MANIFEST_KEYS = {
     "roofline": "the device constants the floors use, or why they were not measured",
     "statuses": "how many rows ended with each status",
     "code_changes": "a resume with other code than the run began with: when, and the new code digest",
+    "shard": "a shard's place in its split: index, count, cells, the unsplit config's hash (run/shards.py)",
+    "merged_from": "a merge of shards: each shard's run, host, status and attempts (run/shards.py)",
 }
 
 # Every row has these fields, in this order (the order they are written in).

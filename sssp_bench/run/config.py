@@ -127,6 +127,15 @@ class Config:
     targets: dict[str, Any] | None = None   # speed goals: paper MTEPS per graph and implementation, and bandwidths
     raw: dict[str, Any] = field(default_factory=dict)
     path: str = "<config>"
+    # A shard (`run --shard i/n`, shards.py) runs only these (graph label, variant name) cells; None: every cell.
+    cells: frozenset[tuple[str, str]] | None = None
+    shard: dict[str, Any] | None = None     # {index, count, cells, config_hash}, recorded in the run's manifest
+
+    def variants_on(self, label: str) -> list[Variant]:
+        """The variants this config runs on the graph labelled `label`: all of them, or a shard's cells there."""
+        if self.cells is None:
+            return list(self.variants)
+        return [variant for variant in self.variants if (label, variant.name) in self.cells]
 
     @property
     def hash(self) -> str:

@@ -1,7 +1,8 @@
 """The one trial driver: every implementation x graph x source, timed, verified and recorded as it goes.
 
 For each graph: load (mapped, not copied), apply the config's weights, pick the shared sources. For each
-variant: prepare once (timed apart), warm up, then solve every source `repetitions` times. Each solve is
+variant: prepare once (timed apart), warm up, then solve every source `repetitions` times. A shard (shards.py)
+runs only its (graph, variant) cells and loads no graph that has none. Each solve is
 timed by the runner: a CPU implementation by the host clock around solve + synchronize; a GPU implementation
 (device "gpu") by CUDA events recorded around solve on the current stream (distance initialisation included,
 the graph upload, done in prepare, excluded), the row's `timer` saying which. The distance copy-back counts
@@ -159,6 +160,8 @@ class Runner:
                 graphs={},
                 skipped={},
             )
+            if config.shard is not None:  # which cells of which split this run holds: shards.py merges by it
+                self.manifest["shard"] = config.shard
         self.manifest["status"] = "running"
         self.manifest.setdefault("resumed", [])
         if resume:
@@ -182,7 +185,7 @@ class Runner:
         self._preflight()
         self._measure_device_roofline()
         writer = RowWriter(self.rows_path)
-        total = len(self.config.graphs) * self._solves_per_graph(self.config.source_count)
+        total = sum(self._solves_per_graph(entry.label, self.config.source_count) for entry in self.config.graphs)
         progress = Progress(total, enabled=self.show_progress)
         try:
             for entry in self.config.graphs:
@@ -199,10 +202,10 @@ class Runner:
             write_json_atomic(self.manifest_path, self.manifest)
         return self.outcome
 
-    def _solves_per_graph(self, source_count: int) -> int:
+    def _solves_per_graph(self, label: str, source_count: int) -> int:
         """Timed solves on one graph with `source_count` shared sources, each variant taking its first N."""
         return self.config.repetitions * sum(min(variant.max_sources or source_count, source_count)
-                                             for variant in self.config.variants)
+                                             for variant in self.config.variants_on(label))
 
     def _preflight(self) -> None:
         """Refuse a missing graph file or unfetched catalog name before anything runs (generators, stand-ins
@@ -270,7 +273,7 @@ class Runner:
         if not recorded or "sources" not in recorded:
             return False
         count = len(recorded["sources"])
-        for variant in self.config.variants:
+        for variant in self.config.variants_on(label):
             if (label, variant.name) in self.failed_prepares:
                 continue
             wanted = min(variant.max_sources or count, count)
@@ -282,7 +285,8 @@ class Runner:
     def _run_graph(self, entry, writer: RowWriter, progress: Progress) -> None:
         config = self.config
         if self._graph_finished(entry.label):
-            progress.advance(self._solves_per_graph(len(self.manifest["graphs"][entry.label]["sources"])))
+            recorded_sources = self.manifest["graphs"][entry.label]["sources"]
+            progress.advance(self._solves_per_graph(entry.label, len(recorded_sources)))
             self.log(f"{entry.label}: finished in an earlier session; not loaded again")
             return
         progress.describe(entry.label, "loading")
@@ -292,10 +296,10 @@ class Runner:
             loaded = load_graph(entry.graph, entry.label, entry.weights, config.datasets, stand_in, force)
         except (UserError, OSError, MemoryError) as error:
             status, message = classify(error) if not isinstance(error, UserError) else ("error", str(error))
-            for variant in config.variants:
+            for variant in config.variants_on(entry.label):
                 self._write_prepare(writer, entry.label, entry.variant(variant), None, status,
                                     f"graph not loaded: {message}")
-            progress.advance(self._solves_per_graph(config.source_count))
+            progress.advance(self._solves_per_graph(entry.label, config.source_count))
             self.log(f"{entry.label}: graph not loaded: {message}")
             return
         load_s = time.perf_counter() - started
@@ -311,13 +315,14 @@ class Runner:
         self._record_graph(loaded, sources, load_s, sources_s)
         if len(sources) < config.source_count:
             self.log(f"{entry.label}: only {len(sources)} of {config.source_count} vertices qualify as sources")
-            progress.advance(self._solves_per_graph(config.source_count) - self._solves_per_graph(len(sources)))
+            progress.advance(self._solves_per_graph(entry.label, config.source_count)
+                             - self._solves_per_graph(entry.label, len(sources)))
         progress.describe(entry.label, "roofline")
         self._graph_roofline(loaded, sources)
         references: dict[tuple[str, int], Any] = {}
         self.out_degrees = graph.out_degrees()  # for the reached-arc count of every solve on this graph
         try:
-            for variant in config.variants:
+            for variant in config.variants_on(entry.label):
                 self._run_variant(loaded, sources, entry.variant(variant), references, writer, progress)
         finally:
             device_certificate.release()

@@ -1,0 +1,252 @@
+"""One worker per GPU on Dask: `run CONFIG --workers N` (a cluster of N worker processes on this machine) or
+`--scheduler ADDRESS` (a running dask.distributed cluster, e.g. one `dask-cuda-worker` per GPU on several nodes).
+
+The config is split into shards (shards.py; by default one per worker) and each shard is one Dask task that runs
+its cells through the ordinary runner into its own run folder, `RUN/shards/RUN-shard-I-of-N/`, so every solve is
+timed and verified as `run` does it. When every shard is done they are merged into RUN itself (shards.merge_shards),
+a run folder that `report` and `compare` read as if one process had run the whole config.
+
+Each worker is pinned to one GPU: dask-cuda's LocalCUDACluster where it is installed, else our own Nanny processes
+each started with CUDA_VISIBLE_DEVICES set to one device; on a machine without a GPU the workers are plain
+processes (a LocalCluster), which run the CPU implementations (and record the GPU ones as unavailable). A worker
+runs one task at a time (one thread), so a GPU is never shared by two solves; CPU workers do share the machine's
+cores and memory bandwidth, so their times are only as clean as the machine is idle.
+
+A worker that dies (a crash, a kill, a node lost) loses at most the solve it was in: the runner appended every
+finished solve to rows.jsonl at once, the scheduler hands the task to another worker, and the task resumes the
+shard's folder (`--resume` semantics: finished solves are skipped, a half-written last line is cut), so nothing is
+lost and nothing runs twice. A lock on the shard's folder keeps two live processes from ever writing it together.
+Each attempt at a shard is appended to its `attempts.jsonl` (pid, host, worker, GPU, start time), so the
+retry is on record. `--resume RUN` continues every shard of an interrupted RUN the same way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import fcntl
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from ..errors import UserError
+from .config import Config
+from .runner import RunOutcome, Runner, new_run_id, resume_run
+from . import shards
+
+DASK_HINT = "pip install 'sssp-bench[dask]'"
+
+
+def require_dask() -> None:
+    """Refuse, in one line, to go on without dask.distributed."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise UserError(f"--workers and --scheduler need Dask (dask.distributed), which is not installed: "
+                        f"{DASK_HINT}") from None
+
+
+def visible_gpus() -> list[str]:
+    """The GPUs this machine offers to workers, as CUDA_VISIBLE_DEVICES entries: the ones CUDA_VISIBLE_DEVICES
+    already names, else every GPU `nvidia-smi -L` lists (asked without initialising CUDA in this process)."""
+    named = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if named is not None:
+        return [item.strip() for item in named.split(",") if item.strip() and item.strip() != "-1"]
+    if shutil.which("nvidia-smi") is None:
+        return []
+    try:
+        listed = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [str(index) for index, line in enumerate(listed.stdout.splitlines()) if line.startswith("GPU ")]
+
+
+@contextlib.contextmanager
+def connect(workers: int | None, scheduler: str | None, gpus: list[str],
+            log: Callable[[str], None]) -> Iterator[Any]:
+    """A dask.distributed Client: to the running cluster at `scheduler`, or to a cluster of `workers` processes
+    started here (one thread each), pinned to `gpus` in turn when there are any; closed on exit."""
+    from distributed import Client
+
+    if scheduler is not None:
+        try:
+            client = Client(scheduler, timeout="30s")
+        except (OSError, TimeoutError, ValueError) as error:
+            raise UserError(f"--scheduler {scheduler}: cannot connect ({error.__class__.__name__}: {error})") from None
+        with client:
+            yield client
+        return
+    with _local_cluster(workers or 1, gpus, log) as cluster, Client(cluster) as client:
+        yield client
+
+
+@contextlib.contextmanager
+def _local_cluster(workers: int, gpus: list[str], log: Callable[[str], None]) -> Iterator[Any]:
+    from distributed import LocalCluster, Nanny, Scheduler, SpecCluster
+
+    quiet = {"dashboard_address": None}  # no web dashboard: nothing to bind, nothing to install
+    if not gpus:
+        log(f"no GPU here: {workers} CPU worker process(es)")
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, **quiet) as cluster:
+            yield cluster
+        return
+    pinned = gpus[:workers]  # run_on_workers refused more workers than GPUs
+    try:
+        from dask_cuda import LocalCUDACluster
+    except ImportError:
+        LocalCUDACluster = None
+    if LocalCUDACluster is not None:
+        log(f"{workers} worker(s) on GPU(s) {','.join(pinned)} (dask-cuda)")
+        with LocalCUDACluster(n_workers=workers, CUDA_VISIBLE_DEVICES=",".join(pinned), threads_per_worker=1,
+                              **quiet) as cluster:
+            yield cluster
+        return
+    log(f"{workers} worker(s), one per GPU: {','.join(pinned)} (CUDA_VISIBLE_DEVICES per worker)")
+    specification = {
+        f"gpu-{gpu}-{index}": {"cls": Nanny, "options": {"nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": gpu}}}
+        for index, gpu in enumerate(pinned)
+    }
+    with SpecCluster(workers=specification, scheduler={"cls": Scheduler, "options": quiet}) as cluster:
+        yield cluster
+
+
+def preflight(config: Config) -> None:
+    """Generate the config's graphs once, here, and refuse a missing file, before any worker starts (otherwise
+    every worker would generate the same graph at the same time, or fail one by one)."""
+    from ..graph.load import choose_graph, resolve_path
+
+    for entry in config.graphs:
+        chosen, _ = choose_graph(entry.graph, config.datasets, entry.stand_in)
+        resolve_path(chosen, config.datasets)  # a generator spec is generated into the dataset cache
+
+
+def run_on_workers(config: Config, workers: int | None = None, scheduler: str | None = None,
+                   shard_count: int | None = None, run_id: str | None = None, resume_dir: Path | None = None,
+                   log: Callable[[str], None] | None = None, gpus: list[str] | None = None) -> RunOutcome:
+    """Run every shard of `config` on Dask workers and merge them into one run folder (returned in the outcome).
+
+    `workers`: start a cluster of that many processes here; `scheduler`: use a running cluster instead.
+    `shard_count`: how many shards (default: one per worker). `resume_dir`: an earlier run of this kind to finish.
+    `gpus`: the devices to pin workers to (default: `visible_gpus()`)."""
+    require_dask()
+    log = log or (lambda message: None)
+    config = copy.deepcopy(config)
+    config.output, config.datasets = config.output.resolve(), config.datasets.resolve()  # workers may cd elsewhere
+    gpus = visible_gpus() if gpus is None else gpus
+    if scheduler is None and gpus and (workers or 1) > len(gpus):
+        raise UserError(f"--workers {workers}: this machine shows {len(gpus)} GPU(s) ({','.join(gpus)}); one worker "
+                        f"per GPU keeps each solve's GPU to itself: use --workers {len(gpus)} or fewer")
+    run_dir = _run_dir(config, run_id, resume_dir)
+    shard_count = _shard_count(run_dir, shard_count, resume_dir is not None)
+    preflight(config)
+    shards_dir = run_dir / "shards"
+    results: list[dict[str, Any]] = []
+    with connect(workers, scheduler, gpus, log) as client:
+        from distributed import KilledWorker, as_completed
+
+        available = len(client.scheduler_info().get("workers", {}))
+        if not available:
+            raise UserError(f"--scheduler {scheduler}: the cluster has no worker yet; start them first "
+                            f"(dask-cuda-worker {scheduler}, or dask worker {scheduler})")
+        count = shard_count or available
+        shards_dir.mkdir(parents=True, exist_ok=True)  # only now: a cluster that cannot be had leaves no folder
+        log(f"{run_dir}: {count} shard(s) on {available} worker(s)")
+        futures = [client.submit(run_shard, config, index, count, shards_dir, run_dir.name, pure=False,
+                                 key=f"{run_dir.name}-shard-{index}-of-{count}") for index in range(1, count + 1)]
+        for future in as_completed(futures):
+            try:
+                result = future.result()
+            except KilledWorker:
+                raise UserError(f"{future.key}: the workers that ran it died too often in a row (Dask's "
+                                f"distributed.scheduler.allowed-failures); finish it with --resume {run_dir}") from None
+            results.append(result)
+            log(f"shard {result['index']}/{count} done ({statuses_line(result['statuses'])}) by pid {result['pid']} "
+                f"on {result['host']}" + (f", GPU {result['gpu']}" if result["gpu"] else ""))
+    shards.merge_shards([Path(result["run_dir"]) for result in results], run_dir, log=log)
+    outcome = RunOutcome(run_dir)
+    outcome.statuses.update(json.loads((run_dir / "manifest.json").read_text())["statuses"])
+    return outcome
+
+
+def _run_dir(config: Config, run_id: str | None, resume_dir: Path | None) -> Path:
+    if resume_dir is not None:
+        if not (resume_dir / "shards").is_dir():
+            raise UserError(f"{resume_dir}: not a run made with --workers or --scheduler (no shards/ folder)")
+        return resume_dir.resolve()
+    run_dir = config.output / (run_id or new_run_id(config, config.output))
+    if run_dir.exists() and any(run_dir.iterdir()):
+        raise UserError(f"{run_dir}: already exists; pick another --run-id or finish it with --resume {run_dir}")
+    return run_dir
+
+
+def _shard_count(run_dir: Path, requested: int | None, resuming: bool) -> int | None:
+    """On resume, the split the run began with (a different count would be a different split)."""
+    if not resuming:
+        return requested
+    began = {json.loads((folder / "manifest.json").read_text())["shard"]["count"]
+             for folder in shards.shard_dirs_in(run_dir / "shards")}
+    if len(began) > 1:
+        raise UserError(f"{run_dir}/shards: holds shards of different splits ({sorted(began)})")
+    if began and requested is not None and requested not in began:
+        raise UserError(f"--shards {requested}: {run_dir} was split into {began.pop()} shards; resume it with that")
+    return began.pop() if began else requested
+
+
+def run_shard(config: Config, index: int, count: int, shards_dir: Path, run_name: str) -> dict[str, Any]:
+    """One Dask task: shard `index` of `count` into `shards_dir`, started, or resumed where an earlier attempt
+    (a worker that died) stopped. Returns where it ran and its statuses."""
+    config = copy.deepcopy(config)  # the split narrows it; the caller's copy stays whole
+    shards.select_shard(config, index, count)
+    config.output = shards_dir
+    run_id = f"{run_name}-shard-{index}-of-{count}"
+    run_dir = shards_dir / run_id
+    run_dir.mkdir(parents=True, exist_ok=True)
+    gpu = os.environ.get("CUDA_VISIBLE_DEVICES", "")
+    prefix = f"[shard {index}/{count}] "
+    log = lambda message: print(prefix + message, file=sys.stderr, flush=True)  # noqa: E731  (the worker's stderr)
+    with _exclusive(run_dir):
+        attempt = {"pid": os.getpid(), "host": socket.gethostname(), "gpu": gpu, "worker": _worker_address(),
+                   "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        with open(run_dir / "attempts.jsonl", "a", encoding="utf-8") as attempts:
+            attempts.write(json.dumps(attempt) + "\n")
+        if (run_dir / "manifest.json").is_file():
+            resume_run(config, run_dir, show_progress=False, log=log)
+        else:
+            for leftover in run_dir.glob(".manifest.json.*.tmp"):  # a worker killed while writing the manifest
+                leftover.unlink()
+            # not start_run, which wants an empty folder: this one already holds the lock and attempts.jsonl
+            Runner(config, run_dir, show_progress=False, log=log).run()
+    statuses = shards.row_statuses(shards.complete_lines(run_dir / "rows.jsonl"))  # every attempt's, not the last's
+    return {"index": index, "count": count, "run_dir": str(run_dir), "statuses": statuses,
+            "pid": attempt["pid"], "host": attempt["host"], "gpu": gpu}
+
+
+@contextlib.contextmanager
+def _exclusive(run_dir: Path) -> Iterator[None]:
+    """Hold the shard folder's lock: a second live process waits instead of appending to the same rows. The
+    operating system drops the lock of a process that dies, so a killed worker never leaves it held."""
+    with open(run_dir / ".lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _worker_address() -> str | None:
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except (ImportError, ValueError):
+        return None
+
+
+def statuses_line(statuses: dict[str, int]) -> str:
+    return ", ".join(f"{count} {status}" for status, count in sorted(statuses.items())) or "nothing run"

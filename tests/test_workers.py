@@ -1,0 +1,171 @@
+"""Dask workers on this machine: a real LocalCluster of worker processes running CPU implementations, shards
+merged into one run, and a worker killed mid-run (a real SIGKILL) that loses nothing and repeats nothing."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+pytest.importorskip("distributed", reason="the dask extra is not installed (pip install 'sssp-bench[dask]')")
+
+from sssp_bench.errors import UserError  # noqa: E402
+from sssp_bench.report import summarize  # noqa: E402
+from sssp_bench.run.runner import start_run  # noqa: E402
+from sssp_bench.run.workers import connect, run_on_workers  # noqa: E402
+
+from runs import make_config, read_rows  # noqa: E402
+
+TWO_GRAPHS = """
+    graphs:
+      - {graph: "grid:rows=8,cols=8,seed=1", label: grid}
+      - {graph: "rmat:n=256,m=2048,seed=2", label: rmat}
+    implementations: [cpu-dijkstra, cpu-bf-queue, cpu-bfs]
+    sources: {count: 4, seed: 1}
+    verification: {reference_sources: 1}
+"""
+
+# Long enough (a few seconds a shard on two cores) that a worker can be killed in the middle of its shard.
+SLOW = """
+    graphs:
+      - {graph: "grid:rows=150,cols=150,seed=1", label: grid}
+      - {graph: "road:n=20000,seed=2", label: road}
+    implementations: [cpu-dijkstra, cpu-bf]
+    sources: {count: 40, seed: 1}
+    verification: {reference_sources: 2}
+"""
+
+
+def counts(summary):
+    return sorted(zip(summary["graph"], summary["variant"], summary["solves"], summary["verified"]))
+
+
+def solve_keys(rows):
+    return [(row["graph"], row["variant"], row["repetition"], row["source_index"]) for row in rows
+            if row["phase"] == "solve"]
+
+
+def solve_times(rows):
+    """Each solve's measured time, by its key: a solve run again would have another."""
+    return {key: row["time_s"] for key, row in zip(solve_keys(rows), [r for r in rows if r["phase"] == "solve"])}
+
+
+def test_two_cpu_workers_run_the_shards_and_merge_them_into_the_unsplit_runs_counts(tmp_path):
+    messages = []
+    outcome = run_on_workers(make_config(tmp_path, TWO_GRAPHS), workers=2, run_id="dask", log=messages.append,
+                             gpus=[])
+    whole = start_run(make_config(tmp_path, TWO_GRAPHS), run_id="whole", show_progress=False).run_dir
+
+    assert outcome.run_dir == (tmp_path / "results" / "dask").resolve()
+    assert counts(summarize(outcome.run_dir)) == counts(summarize(whole))
+    assert dict(outcome.statuses) == json.loads((whole / "manifest.json").read_text())["statuses"]
+    shard_dirs = sorted((outcome.run_dir / "shards").iterdir())
+    assert [path.name for path in shard_dirs] == ["dask-shard-1-of-2", "dask-shard-2-of-2"]
+    workers = {json.loads((path / "attempts.jsonl").read_text())["pid"] for path in shard_dirs}
+    assert os.getpid() not in workers  # solved in the workers' processes, not here
+    assert "no GPU here: 2 CPU worker process(es)" in messages
+    manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
+    assert [entry["run_id"] for entry in manifest["merged_from"]] == [path.name for path in shard_dirs]
+
+
+def test_an_interrupted_workers_run_is_finished_with_resume_on_the_command_line(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from sssp_bench.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "two.yaml").write_text(textwrap.dedent(TWO_GRAPHS))
+    invoke = lambda *args: CliRunner().invoke(cli, list(args), catch_exceptions=False)  # noqa: E731
+    assert invoke("run", "two.yaml", "--workers", "2", "--run-id", "w", "--no-progress").exit_code == 0
+    run_dir = tmp_path / "results" / "w"
+    expected = counts(summarize(run_dir))
+    shard = run_dir / "shards" / "w-shard-2-of-2"  # as if the session had ended in the middle of shard 2
+    lines = (shard / "rows.jsonl").read_text().splitlines(keepends=True)
+    (shard / "rows.jsonl").write_text("".join(lines[: len(lines) // 2]))
+    (run_dir / "manifest.json").unlink()
+    (run_dir / "rows.jsonl").unlink()
+
+    refused = invoke("run", "two.yaml", "--workers", "2", "--shards", "3", "--resume", "results/w")
+    assert refused.exit_code == 2 and "--shards 3: " in refused.output and "was split into 2 shards" in refused.output
+    resumed = invoke("run", "two.yaml", "--workers", "2", "--resume", "results/w", "--no-progress")
+    assert resumed.exit_code == 0, resumed.output
+    assert counts(summarize(run_dir)) == expected
+    keys = solve_keys(read_rows(run_dir))
+    assert len(keys) == len(set(keys))
+
+
+def test_each_worker_is_pinned_to_its_own_gpu(tmp_path):
+    with connect(2, None, ["0", "1"], log=lambda message: None) as client:
+        seen = client.run(lambda: os.environ.get("CUDA_VISIBLE_DEVICES"))
+    assert sorted(seen.values()) == ["0", "1"]
+
+
+def test_a_running_cluster_takes_the_shards_through_its_scheduler_address(tmp_path):
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        outcome = run_on_workers(make_config(tmp_path, TWO_GRAPHS), scheduler=cluster.scheduler_address,
+                                 run_id="remote")
+    whole = start_run(make_config(tmp_path, TWO_GRAPHS), run_id="whole", show_progress=False).run_dir
+    assert counts(summarize(outcome.run_dir)) == counts(summarize(whole))
+    assert len(list((outcome.run_dir / "shards").iterdir())) == 2  # one shard per worker the scheduler has
+
+
+def test_more_workers_than_gpus_is_refused(tmp_path):
+    with pytest.raises(UserError, match=r"^--workers 3: this machine shows 2 GPU\(s\) \(0,1\); one worker per GPU"):
+        run_on_workers(make_config(tmp_path, TWO_GRAPHS), workers=3, run_id="x", gpus=["0", "1"])
+    assert not (tmp_path / "results").exists()  # refused before anything was written
+
+
+def test_a_worker_killed_mid_shard_loses_nothing_and_repeats_nothing(tmp_path):
+    (tmp_path / "slow.yaml").write_text(textwrap.dedent(SLOW))
+    command = [sys.executable, "-m", "sssp_bench.cli", "run", "slow.yaml", "--workers", "2", "--run-id", "killed",
+               "--no-progress"]
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    shards_dir = tmp_path / "results" / "killed" / "shards"
+    victim, before = None, None
+    deadline = time.monotonic() + 240
+    while victim is None and time.monotonic() < deadline and process.poll() is None:
+        for shard_dir in sorted(shards_dir.glob("killed-shard-*")) if shards_dir.exists() else []:
+            manifest, attempts = shard_dir / "manifest.json", shard_dir / "attempts.jsonl"
+            if not (manifest.exists() and attempts.exists() and (shard_dir / "rows.jsonl").exists()):
+                continue
+            rows = read_rows(shard_dir)
+            if json.loads(manifest.read_text())["status"] == "running" and len(solve_keys(rows)) >= 3:
+                victim = shard_dir
+                os.kill(json.loads(attempts.read_text().splitlines()[0])["pid"], signal.SIGKILL)
+                before = solve_times(rows)
+                break
+        time.sleep(0.02)
+    output, _ = process.communicate(timeout=300)
+    assert victim is not None, f"no shard was caught mid-run:\n{output}"
+    assert process.returncode == 0, output
+
+    attempts = [json.loads(line) for line in (victim / "attempts.jsonl").read_text().splitlines()]
+    assert len(attempts) == 2 and attempts[0]["pid"] != attempts[1]["pid"]  # retried by another worker process
+    recorded = json.loads((tmp_path / "results" / "killed" / "manifest.json").read_text())["merged_from"]
+    assert [entry["attempts"] for entry in recorded if entry["run_id"] == victim.name] == [attempts]
+    kept = solve_times(read_rows(victim))
+    assert all(kept[key] == seconds for key, seconds in before.items())  # what was done before the kill stands
+    merged = tmp_path / "results" / "killed"
+    keys = solve_keys(read_rows(merged))
+    assert len(keys) == len(set(keys)) == 2 * 2 * 40  # nothing lost, nothing twice
+    whole = start_run(make_config(tmp_path, SLOW), run_id="whole", show_progress=False).run_dir
+    assert counts(summarize(merged)) == counts(summarize(whole))
+    assert json.loads((merged / "manifest.json").read_text())["statuses"] == {"ok": 2 * 2 * 40}
+    assert f"{merged.resolve()}: {2 * 2 * 40} ok" in output
+
+
+def test_without_dask_the_workers_option_says_what_to_install(tmp_path):
+    (tmp_path / "tiny.yaml").write_text(textwrap.dedent(TWO_GRAPHS))
+    # the import system refuses `distributed`, as on a machine without the extra
+    script = ("import sys; sys.modules['distributed'] = None; from sssp_bench.cli import main; "
+              "sys.argv = ['sssp-bench', 'run', 'tiny.yaml', '--workers', '2']; main()")
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.strip() == ("Error: --workers and --scheduler need Dask (dask.distributed), which is not "
+                                   "installed: pip install 'sssp-bench[dask]'")
