@@ -12,7 +12,8 @@ from sssp_bench.report import summarize, write_report
 from sssp_bench.run import runner as runner_module
 from sssp_bench.run.config import GraphEntry
 from sssp_bench.run.runner import resume_run, start_run
-from sssp_bench.run.shards import (config_cells, estimated_arcs, merge_shards, missing_shards, parse_shard,
+from sssp_bench.results.shards import missing_shards
+from sssp_bench.run.shards import (config_cells, estimated_arcs, merge_shards, parse_shard,
                                    select_shard, spec_arcs, split_cells)
 
 from runs import make_config, read_rows
@@ -152,6 +153,15 @@ def test_missing_shards_names_each_one_a_split_lacks(tmp_path):
         merge_shards([shard_dirs[0], *shard_dirs], tmp_path / "merged")
     assert not (tmp_path / "merged").exists()
 
+
+
+def test_a_report_over_part_of_a_split_says_which_shards_it_lacks(tmp_path):
+    shard_dirs = run_shards(tmp_path, SPLIT, 3)
+    config_hash = json.loads((shard_dirs[0] / "manifest.json").read_text())["shard"]["config_hash"][:12]
+    write_report([shard_dirs[0], shard_dirs[2]])
+    report = (shard_dirs[0] / "report.md").read_text()
+    assert f"> **Shard 2/3 of test (config {config_hash}) is missing**: its cells are not in this report." in report
+    assert "Shard 1/3" not in report and "Shard 3/3" not in report
 
 def test_shards_of_other_configs_or_other_splits_are_not_merged(tmp_path):
     halves = run_shards(tmp_path, SPLIT, 2)
