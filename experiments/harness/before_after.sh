@@ -2,6 +2,9 @@
 # One device-machine call that judges a change: the same config run by the code before it and by this checkout,
 # graph by graph in turn (so machine drift falls on both sides alike), then `sssp-bench compare` per graph.
 #   experiments/harness/before_after.sh OLD_DIR CONFIG LABEL...
+# With ABBA=1 each graph runs before, after, after, before: besides the two before/after pairs, the compare of the
+# old code with itself and of the new code with itself shows how far two runs of the same code drift apart here,
+# the spread any verdict between the versions must be read against.
 # OLD_DIR holds the package as it was, e.g. `git archive REV sssp_bench | tar -x -C .carry/old` (carry .carry).
 # Both sides share one dataset cache, so both solve the same bytes from the same cached sources.
 set -uo pipefail
@@ -18,14 +21,29 @@ fi
 before() {  # the old package first on the path, run through its own command line
   PYTHONPATH="$old" python3 -c 'import sys; from sssp_bench.cli import main; sys.argv[0] = "sssp-bench"; main()' "$@"
 }
+side() {  # side before|after RUN_ID LABEL
+  if [ "$1" = before ]; then cli=before; else cli=sssp-bench; fi
+  $cli run "$config" --graph "$3" --datasets "$datasets" --output "$runs" --run-id "$2" --no-progress \
+    >"$runs/$2.log" 2>&1 || echo "$2: exit status $?"
+}
+compare() {  # compare BASE_RUN_ID NEW_RUN_ID
+  sssp-bench compare "$runs/$1" "$runs/$2" --csv "$runs/compare-$1-$2.csv" 2>&1 | grep -v "^wrote" |
+    tee -a "$out/compare.txt"
+}
 for label in "$@"; do
-  before run "$config" --graph "$label" --datasets "$datasets" --output "$runs/before" --run-id "before-$label" \
-    --no-progress >"$runs/before-$label.log" 2>&1 || echo "before, $label: exit status $?"
-  sssp-bench run "$config" --graph "$label" --datasets "$datasets" --output "$runs/after" --run-id "after-$label" \
-    --no-progress >"$runs/after-$label.log" 2>&1 || echo "after, $label: exit status $?"
+  side before "before-$label" "$label"
+  side after "after-$label" "$label"
+  if [ "${ABBA:-0}" = 1 ]; then
+    side after "after2-$label" "$label"
+    side before "before2-$label" "$label"
+  fi
 done
 for label in "$@"; do
-  sssp-bench compare "$runs/before/before-$label" "$runs/after/after-$label" --csv "$runs/compare-$label.csv" 2>&1 |
-    tee -a "$out/compare.txt"
+  compare "before-$label" "after-$label"
+  if [ "${ABBA:-0}" = 1 ]; then
+    compare "before2-$label" "after2-$label"
+    compare "before-$label" "before2-$label"  # the same code twice: the drift between runs here
+    compare "after-$label" "after2-$label"
+  fi
 done
 tar -czf "$out/runs.tgz" -C "$runs" .
