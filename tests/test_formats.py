@@ -18,12 +18,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sssp_bench.graph import build
 from sssp_bench.graph.csr import from_arcs, read_csr, write_csr
 from sssp_bench.errors import GraphFormatError
 from sssp_bench.datasets.formats import (
     FORMATS,
     ConvertOptions,
-    building,
     convert_stream,
     graph_name,
     parsing,
@@ -706,14 +706,14 @@ def test_in_place_and_scattering_csr_builds_agree():
     sources = rng.integers(0, n, m).astype(np.int32)
     targets = rng.integers(0, n, m).astype(np.int32)
     weights = rng.standard_normal(m).astype(np.float32)
-    in_place = building.csr_from_arcs(n, [sources.copy(), targets.copy(), weights.copy()], False)
-    scattered = building.csr_from_arcs(n, [sources.copy(), targets.copy(), weights.copy()], False, keep_positions=True)
+    in_place = build.csr_from_arcs(n, [sources.copy(), targets.copy(), weights.copy()], False)
+    scattered = build.csr_from_arcs(n, [sources.copy(), targets.copy(), weights.copy()], False, keep_positions=True)
     reference = from_arcs(n, sources, targets, weights)
     for built in (in_place, scattered):
         assert np.array_equal(built[0], reference.row_offsets)
         assert np.array_equal(built[1], reference.column_ids)
         assert np.array_equal(built[2], reference.weights)
-    unweighted = building.csr_from_arcs(n, [sources.copy(), targets.copy(), None], False)
+    unweighted = build.csr_from_arcs(n, [sources.copy(), targets.copy(), None], False)
     assert unweighted[2] is None and np.array_equal(unweighted[1], reference.column_ids)
 
 

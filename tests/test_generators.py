@@ -15,17 +15,9 @@ from sssp_bench import __version__
 from sssp_bench.datasets import catalog
 from sssp_bench.graph.csr import from_arcs, read_csr, write_csr
 from sssp_bench.errors import SpecError
-from sssp_bench.graph.generators import (
-    GENERATORS,
-    _word,
-    canonical_spec,
-    csr_from_edges,
-    generate,
-    parse_spec,
-    random_words,
-    spec_filename,
-    stream_key,
-)
+from sssp_bench.graph.build import csr_from_edges
+from sssp_bench.graph.generators import GENERATORS, canonical_spec, generate, parse_spec, spec_filename
+from sssp_bench.graph.rng import random_word, random_words, stream_key
 
 # one small spec per generator; every test below that loops over kinds uses these
 SMALL = {
@@ -398,7 +390,7 @@ def test_counting_sort_builder_matches_the_stable_argsort_one(data, n, directed)
 def test_numpy_and_numba_random_streams_agree():
     key = stream_key(7, 1)
     counters = np.array([0, 1, 2, 12345, 2**40 + 3], dtype=np.uint64)
-    expected = [int(_word(key, np.uint64(counter))) for counter in counters]
+    expected = [int(random_word(key, np.uint64(counter))) for counter in counters]
     assert [int(word) for word in random_words(key, counters)] == expected
     assert stream_key(7, 1) != stream_key(7, 2) != stream_key(8, 1)
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .building import csr_from_arcs
+from ...graph.build import csr_from_arcs
 from .parsing import (
     HEADER_DONE,
     HEADER_MORE,

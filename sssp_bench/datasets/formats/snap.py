@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit, prange
 
 from ...errors import GraphFormatError
-from .building import csr_from_arcs
+from ...graph.build import csr_from_arcs
 from .parsing import (
     HEADER_BODY,
     HEADER_MORE,
