@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..build import csr_from_edges
-from ..rng import STREAM_ENDPOINTS, STREAM_EXTRA_EDGES, STREAM_INTER_CLUSTER, STREAM_NEIGHBOURS, random_below, stream_key
+from ..rng import (
+    STREAM_ENDPOINTS,
+    STREAM_EXTRA_EDGES,
+    STREAM_INTER_CLUSTER,
+    STREAM_NEIGHBOURS,
+    random_below,
+    stream_key,
+)
 from .common import VERTICES, check_weights, directed_param, edge_weights, generator, seed_param, weight_params
 from .spec import Param, Params
 
