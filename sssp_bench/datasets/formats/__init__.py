@@ -155,6 +155,7 @@ def convert_stream(
 __all__ = [
     "DEFAULT_CHUNK_BYTES",
     "FORMATS",
+    "PARSERS",
     "ConvertOptions",
     "Converted",
     "convert_stream",

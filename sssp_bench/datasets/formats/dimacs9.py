@@ -32,6 +32,7 @@ E_UNKNOWN_LINE = 6
 
 _ARC_SHAPE = "'a u v w'"
 
+
 @njit(inline="always", cache=True)
 def _arc_line(lines, buffer, at, end, first, cursor):
     """A blank line, a 'c' comment, or an arc 'a u v w'. `lines`: the p line's n and m, the output block (weights

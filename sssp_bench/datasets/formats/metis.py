@@ -40,6 +40,7 @@ E_EXTRA_LINE = 9
 
 _FMT = re.compile(rb"[01]{1,3}")
 
+
 @njit(inline="always", cache=True)
 def _vertex_line(lines, buffer, at, end, first, cursor):
     """A '%' comment, or the next vertex's line (blank when it has no neighbours); after the last vertex only blank

@@ -440,6 +440,10 @@ class FormatParser:
     def at_fallback(self, chunk: np.ndarray) -> None:
         raise NotImplementedError
 
+    def finish(self) -> tuple:
+        """(row_offsets, column_ids, weights, original_ids or None, stats), once the whole file is fed."""
+        raise NotImplementedError
+
     # --- shared
     def fail(self, line: int, message: str) -> GraphFormatError:
         return GraphFormatError(f"{self.label}:{line}: {message}")

@@ -39,6 +39,7 @@ E_WEIGHT = 5
 
 _COUNTS = re.compile(rb"Nodes:\s*(\d+)\s+Edges:\s*(\d+)")
 
+
 @njit(inline="always", cache=True)
 def _edge_line(lines, buffer, at, end, first, cursor):
     """A blank line, a '#' comment, or an edge 'u v' or 'u v w', with as many columns as the first one. `lines`:

@@ -194,4 +194,3 @@ def resolve_params(
 def canonical_from_params(kind: str, params: dict[str, Any]) -> str:
     """'kind:key=value,...' with every parameter of `params`, sorted by key: one string per graph."""
     return kind + ":" + ",".join(f"{key}={format_value(params[key])}" for key in sorted(params))
-
