@@ -18,12 +18,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sssp_bench.datasets import catalog
 from sssp_bench.graph.csr import from_arcs, read_csr, write_csr
 from sssp_bench.errors import GraphFormatError
 from sssp_bench.datasets.formats import (
     FORMATS,
+    PARSERS,
     ConvertOptions,
-    building,
     convert_stream,
     graph_name,
     parsing,
@@ -700,23 +701,6 @@ def test_random_dimacs_files_match_a_plain_reading(n, arcs, chunk_bytes):
     assert same_graph(graph, reference)
 
 
-def test_in_place_and_scattering_csr_builds_agree():
-    rng = np.random.default_rng(3)
-    n, m = 1000, 300_000  # several 65536-slot buckets
-    sources = rng.integers(0, n, m).astype(np.int32)
-    targets = rng.integers(0, n, m).astype(np.int32)
-    weights = rng.standard_normal(m).astype(np.float32)
-    in_place = building.csr_from_arcs(n, [sources.copy(), targets.copy(), weights.copy()], False)
-    scattered = building.csr_from_arcs(n, [sources.copy(), targets.copy(), weights.copy()], False, keep_positions=True)
-    reference = from_arcs(n, sources, targets, weights)
-    for built in (in_place, scattered):
-        assert np.array_equal(built[0], reference.row_offsets)
-        assert np.array_equal(built[1], reference.column_ids)
-        assert np.array_equal(built[2], reference.weights)
-    unweighted = building.csr_from_arcs(n, [sources.copy(), targets.copy(), None], False)
-    assert unweighted[2] is None and np.array_equal(unweighted[1], reference.column_ids)
-
-
 # ------------------------------------------------------------------------------------------------------------
 # Names
 # ------------------------------------------------------------------------------------------------------------
@@ -733,3 +717,10 @@ def test_sniff_format_from_a_file_name(name, fmt):
 
 def test_an_unknown_format_is_refused():
     assert refusal("x", "edgelist") == "g: unknown graph format 'edgelist', expected one of dimacs9, metis, snap, mtx"
+
+
+@pytest.mark.parametrize("parser", PARSERS, ids=lambda parser: parser.format_name)
+def test_a_format_is_its_parser_registered_once(parser):
+    assert parser.format_name in FORMATS and parser.format_name in catalog.FORMATS
+    assert sniff_format(f"graph{parser.suffix}.gz") == parser.format_name
+    assert graph_name(f"road{parser.suffix}") == "road"

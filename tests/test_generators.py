@@ -13,19 +13,9 @@ from scipy.sparse.csgraph import connected_components, dijkstra, shortest_path
 
 from sssp_bench import __version__
 from sssp_bench.datasets import catalog
-from sssp_bench.graph.csr import from_arcs, read_csr, write_csr
+from sssp_bench.graph.csr import read_csr, write_csr
 from sssp_bench.errors import SpecError
-from sssp_bench.graph.generators import (
-    GENERATORS,
-    _word,
-    canonical_spec,
-    csr_from_edges,
-    generate,
-    parse_spec,
-    random_words,
-    spec_filename,
-    stream_key,
-)
+from sssp_bench.graph.generators import GENERATORS, canonical_spec, generate, parse_spec, spec_filename
 
 # one small spec per generator; every test below that loops over kinds uses these
 SMALL = {
@@ -372,35 +362,6 @@ def test_canonical_spec_round_trips(n, m, seed, directed, a):
     canonical = canonical_spec(spec)
     assert parse_spec(canonical) == (kind, params)
     assert canonical_spec(canonical) == canonical
-
-
-@settings(max_examples=40, deadline=None)
-@given(data=st.data(), n=st.integers(1, 30), directed=st.booleans())
-def test_counting_sort_builder_matches_the_stable_argsort_one(data, n, directed):
-    count = data.draw(st.integers(0, 80))
-    sources = np.array(data.draw(st.lists(st.integers(0, n - 1), min_size=count, max_size=count)), dtype=np.int64)
-    targets = np.array(data.draw(st.lists(st.integers(0, n - 1), min_size=count, max_size=count)), dtype=np.int64)
-    weights = np.arange(count, dtype=np.int32) * 3 + 1
-    row_offsets, column_ids, out_weights = csr_from_edges(n, sources, targets, weights, directed)
-    expected = from_arcs(n, sources, targets, weights, directed=directed)
-    np.testing.assert_array_equal(row_offsets, expected.row_offsets)
-    if directed:  # same arcs in the same order: input order within every row
-        np.testing.assert_array_equal(column_ids, expected.column_ids)
-        np.testing.assert_array_equal(out_weights, expected.weights)
-    else:  # from_arcs lists all forward arcs before all backward ones; the builder keeps edge order
-        sources_of_arcs = np.repeat(np.arange(n), np.diff(row_offsets))
-        np.testing.assert_array_equal(
-            sorted_arc_rows(sources_of_arcs, column_ids.astype(np.int64), out_weights.astype(np.int64)),
-            sorted_arc_rows(sources_of_arcs, expected.column_ids.astype(np.int64), expected.weights.astype(np.int64)),
-        )
-
-
-def test_numpy_and_numba_random_streams_agree():
-    key = stream_key(7, 1)
-    counters = np.array([0, 1, 2, 12345, 2**40 + 3], dtype=np.uint64)
-    expected = [int(_word(key, np.uint64(counter))) for counter in counters]
-    assert [int(word) for word in random_words(key, counters)] == expected
-    assert stream_key(7, 1) != stream_key(7, 2) != stream_key(8, 1)
 
 
 def test_big_rmat_spec_parses_without_building():

@@ -20,6 +20,7 @@ from urllib.parse import urlparse
 import yaml
 
 from ..graph.csr import read_sidecar
+from .formats import FORMATS
 from ..errors import UserError
 
 CATALOG_PATH = Path(__file__).with_name("catalog.yaml")
@@ -32,7 +33,6 @@ PAPERS = {
     "da2cf": "DA2CF compound-frontier Dijkstra",
     "compare": "for comparison with published Gunrock and GAP numbers",
 }
-FORMATS = ("dimacs9", "metis", "snap", "mtx")
 CLEAN_KEYS = {"symmetrize", "drop_self_loops", "merge_parallel", "binarize", "drop_diagonal", "largest_component"}
 
 

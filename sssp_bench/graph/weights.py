@@ -1,6 +1,6 @@
 """Weight assignments: give a graph's topology other int32 weights, seeded, before a run.
 
-Spec language (the generators' one, see `sssp_bench.generators`), or the same as a dict from a YAML config:
+Spec language (the generators' one, see `sssp_bench.graph.generators.spec`), or the same as a dict from a YAML config:
     keep                                           the graph's own weights (the default)
     unit                                           every arc weighs 1 (BFS-like SSSP)
     uniform:min=1,max=101,seed=1                   uniform integers in [min, max)
@@ -30,19 +30,8 @@ from numba import njit, prange
 
 from .csr import CSRGraph
 from ..errors import SpecError
-from .generators import (
-    INT32_MAX,
-    STREAM_POTENTIALS,
-    STREAM_WEIGHTS,
-    Param,
-    _below,
-    _word,
-    canonical_from_params,
-    resolve_params,
-    split_spec,
-    stream_key,
-    uniform_ints,
-)
+from .generators.spec import INT32_MAX, Param, canonical_from_params, resolve_params, split_spec
+from .rng import STREAM_POTENTIALS, STREAM_WEIGHTS, random_word, stream_key, uniform_ints, word_below
 
 INT32_MIN = -(2**31)
 _EXAMPLE = "uniform:min=1,max=100,seed=3"
@@ -124,7 +113,7 @@ def _uniform_arc_weights(row_offsets, column_ids, key, low, span, symmetric, out
                 counter = np.uint64(min(vertex, other)) * np.uint64(n) + np.uint64(max(vertex, other))
             else:
                 counter = np.uint64(at)
-            out[at] = low + _below(_word(key, counter), span)
+            out[at] = low + word_below(random_word(key, counter), span)
 
 
 def uniform_weights(graph: CSRGraph, low: int, high: int, seed: int) -> np.ndarray:

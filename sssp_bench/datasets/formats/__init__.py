@@ -12,11 +12,14 @@ errors. Every problem with the file is a one-line `GraphFormatError`: "<label>:<
 Each format's rules, as implemented, are in its module's docstring: `dimacs9`, `metis`, `snap`, `mtx`.
 
 How a file is read (`parsing`): in chunks of whole lines (16 MB by default, `chunk_bytes`), a short Python
-header phase, then a numba kernel per format that parses the body into int32 arc arrays and stops at the first
-bad line. The CSR is built once at the end by counting sort (`building`), moving the arcs in place, so peak
-memory is the arcs themselves: three arrays of m (sources, targets, weights; two when unweighted) plus O(n).
-A 1.4 GB random .gr file (70M arcs) converts at ~150 MB/s on 2 cores with peak RSS 1.9x the CSR file
-(experiments/harness/convert_dimacs.py).
+header phase, then one numba line loop, shared by the formats, that parses the body into int32 arc arrays with
+the format's line grammar and stops at the first bad line. The CSR is built once at the end by the graphs'
+counting sort (`graph.build.csr_from_arcs`), moving the arcs in place, so peak memory is the arcs themselves:
+three arrays of m (sources, targets, weights; two when unweighted) plus O(n). experiments/harness/convert_dimacs.py
+measures the speed and the peak memory.
+
+A format is one module: its parser (a `parsing.FormatParser`: header lines, line grammar, messages, finish) and
+its rules in the docstring, registered in `PARSERS` below.
 
 Cleaning (`cleaning`), in this order, each recorded in stats:
   1. drop_self_loops / drop_diagonal (the same thing): remove arcs u -> u. Kept by default (H-BF classifies them).
@@ -48,9 +51,10 @@ from .mtx import MatrixMarketParser
 from .parsing import DEFAULT_CHUNK_BYTES, read_chunks
 from .snap import SnapParser
 
-FORMATS = ("dimacs9", "metis", "snap", "mtx")
-_PARSERS = {"dimacs9": DimacsParser, "metis": MetisParser, "snap": SnapParser, "mtx": MatrixMarketParser}
-_SUFFIXES = {".gr": "dimacs9", ".graph": "metis", ".mtx": "mtx", ".txt": "snap"}
+PARSERS = (DimacsParser, MetisParser, SnapParser, MatrixMarketParser)  # the registry of formats
+FORMATS = tuple(parser.format_name for parser in PARSERS)
+_PARSERS = {parser.format_name: parser for parser in PARSERS}
+_SUFFIXES = {parser.suffix: parser.format_name for parser in PARSERS}
 _COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz")
 
 
@@ -121,7 +125,7 @@ def convert_stream(
         directed = options.directed
     else:
         directed = False if options.symmetrize else natural_directed
-    arcs_symmetric = fmt == "metis" or (fmt == "mtx" and parser.header.get("symmetry") == "symmetric")
+    arcs_symmetric = parser.arcs_symmetric
 
     if options.drop_self_loops or options.drop_diagonal:
         row_offsets, column_ids, weights, stats["self_loops_dropped"] = drop_self_loops(row_offsets, column_ids, weights)
@@ -151,6 +155,7 @@ def convert_stream(
 __all__ = [
     "DEFAULT_CHUNK_BYTES",
     "FORMATS",
+    "PARSERS",
     "ConvertOptions",
     "Converted",
     "convert_stream",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ...graph.generators import count_edge_sources, num_chunks, offsets_from_chunk_counts, scatter_edges
+from ...graph.build import csr_from_edges
 
 _NO_WEIGHTS = np.empty(0, dtype=np.int32)
 
@@ -80,15 +80,11 @@ def drop_self_loops(row_offsets, column_ids, weights):
 
 
 def with_reverse_arcs(row_offsets, column_ids, weights):
-    """Every arc u -> v and its reverse v -> u (same weight): the generators' undirected counting sort."""
+    """Every arc u -> v and its reverse v -> u (same weight): the arcs built as undirected edges."""
     n = len(row_offsets) - 1
     sources = np.repeat(np.arange(n, dtype=np.int32), np.diff(row_offsets))
     values = np.zeros(len(column_ids), dtype=np.uint8) if weights is None else weights
-    counts = count_edge_sources(n, sources, column_ids, False, num_chunks(n))
-    doubled_offsets = offsets_from_chunk_counts(counts)
-    out_columns = np.empty(2 * len(column_ids), dtype=np.int32)
-    out_values = np.empty(2 * len(column_ids), dtype=values.dtype)
-    scatter_edges(sources, column_ids, values, False, counts, out_columns, out_values)
+    doubled_offsets, out_columns, out_values = csr_from_edges(n, sources, column_ids, values, False, values.dtype)
     return doubled_offsets, out_columns, None if weights is None else out_values
 
 

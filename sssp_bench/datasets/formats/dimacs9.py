@@ -17,36 +17,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .building import csr_from_arcs
-from .parsing import (
-    HEADER_DONE,
-    HEADER_MORE,
-    INT32_MAX,
-    INT32_MIN,
-    NEWLINE,
-    S_ARC_LIMIT,
-    S_ARCS,
-    S_BLANKS,
-    S_BLOCK_START,
-    S_COMMENTS,
-    S_LAST_SOURCE,
-    S_LINE,
-    S_N,
-    S_SELF_LOOPS,
-    S_SORTED,
-    STATUS_DONE,
-    STATUS_NEED_SPACE,
-    TOKEN_OK,
-    TOKEN_TOO_LARGE,
-    ArcStore,
-    FormatParser,
-    finish_chunk,
-    integer_tokens,
-    is_separator,
-    line_end,
-    read_integer,
-    skip_blanks,
-)
+from ...graph.build import csr_from_arcs
+from .parsing import (HEADER_DONE, HEADER_MORE, INT32_MAX, INT32_MIN, LINE_BLANK, LINE_COMMENT, LINE_NEED_SPACE,
+                      LINE_STORED, NEWLINE, S_ARCS, S_ARC_LIMIT, S_BLOCK_START, S_N, S_SELF_LOOPS, S_SORTED, TOKEN_OK,
+                      TOKEN_TOO_LARGE, ArcStore, FormatParser, integer_tokens, is_separator, line_loop_kernel,
+                      next_record, parse_lines, read_integer, skip_blanks, stored_arc)
 
 E_ARC_SYNTAX = 1
 E_ARC_RANGE = 2
@@ -58,85 +33,53 @@ E_UNKNOWN_LINE = 6
 _ARC_SHAPE = "'a u v w'"
 
 
-@njit(nogil=True, cache=True)
-def _parse_arc_lines(buffer, position, state, sources, targets, weights):
-    end = len(buffer)
-    n = state[S_N]
-    limit = state[S_ARC_LIMIT]
-    line = state[S_LINE]
-    arcs = state[S_ARCS]
-    block_start = state[S_BLOCK_START]
-    capacity = len(targets)
-    keep_weights = len(weights) > 0
-    last_source = state[S_LAST_SOURCE]
-    sorted_sources = state[S_SORTED]
-    self_loops = state[S_SELF_LOOPS]
-    comments = state[S_COMMENTS]
-    blanks = state[S_BLANKS]
-    status = STATUS_DONE
-    error = 0
-    line_start = position
-    while position < end:
-        line_start = position
-        at = skip_blanks(buffer, position, end)
-        first = buffer[at] if at < end else NEWLINE
-        if first == NEWLINE:
-            blanks += 1
-        elif first == 99:  # 'c'
-            comments += 1
-            at = line_end(buffer, at, end)
-        elif first == 97 and (at + 1 >= end or is_separator(buffer[at + 1])):  # 'a'
-            if arcs >= limit:
-                error = E_TOO_MANY_ARCS
-                break
-            if arcs - block_start >= capacity:
-                status = STATUS_NEED_SPACE
-                break
-            source, at, source_token = read_integer(buffer, at + 1, end)
-            target, at, target_token = read_integer(buffer, at, end)
-            weight, at, weight_token = read_integer(buffer, at, end)
-            at = skip_blanks(buffer, at, end)
-            extra = at < end and buffer[at] != NEWLINE
-            bad_ids = (source_token == TOKEN_TOO_LARGE or target_token == TOKEN_TOO_LARGE)
-            if not bad_ids and (source_token != TOKEN_OK or target_token != TOKEN_OK
-                                or (weight_token != TOKEN_OK and weight_token != TOKEN_TOO_LARGE) or extra):
-                error = E_ARC_SYNTAX
-                break
-            if bad_ids or source < 1 or source > n or target < 1 or target > n:
-                error = E_ARC_RANGE
-                break
-            if weight_token == TOKEN_TOO_LARGE or weight < INT32_MIN or weight > INT32_MAX:
-                error = E_WEIGHT_RANGE
-                break
-            slot = arcs - block_start
-            sources[slot] = source - 1
-            targets[slot] = target - 1
-            if keep_weights:
-                weights[slot] = weight
-            if source - 1 < last_source:
-                sorted_sources = 0
-            last_source = source - 1
-            if source == target:
-                self_loops += 1
-            arcs += 1
-        elif first == 112:  # 'p'
-            error = E_SECOND_P
-            break
-        else:
-            error = E_UNKNOWN_LINE
-            break
-        position = line_end(buffer, at, end) + 1
-        line += 1
-    state[S_LAST_SOURCE] = last_source
-    state[S_SORTED] = sorted_sources
-    return finish_chunk(state, status, error, line_start, position, end, line, arcs, arcs, self_loops, comments,
-                        blanks)
+@njit(inline="always", cache=True)
+def _arc_line(lines, buffer, at, end, first, cursor):
+    """A blank line, a 'c' comment, or an arc 'a u v w'. `lines`: the p line's n and m, the output block (weights
+    empty when binarized)."""
+    n, limit, block_start, sources, targets, weights = lines
+    if first == NEWLINE:
+        return at, LINE_BLANK, 0, cursor
+    if first == 99:  # 'c'
+        return at, LINE_COMMENT, 0, cursor
+    if first == 112:  # 'p'
+        return at, LINE_STORED, E_SECOND_P, cursor
+    if first != 97 or (at + 1 < end and not is_separator(buffer[at + 1])):  # not 'a'
+        return at, LINE_STORED, E_UNKNOWN_LINE, cursor
+    if cursor.arcs >= limit:
+        return at, LINE_STORED, E_TOO_MANY_ARCS, cursor
+    slot = cursor.arcs - block_start
+    if slot >= len(targets):
+        return at, LINE_NEED_SPACE, 0, cursor
+    source, at, source_token = read_integer(buffer, at + 1, end)
+    target, at, target_token = read_integer(buffer, at, end)
+    weight, at, weight_token = read_integer(buffer, at, end)
+    at = skip_blanks(buffer, at, end)
+    extra = at < end and buffer[at] != NEWLINE
+    bad_ids = (source_token == TOKEN_TOO_LARGE or target_token == TOKEN_TOO_LARGE)
+    if not bad_ids and (source_token != TOKEN_OK or target_token != TOKEN_OK
+                        or (weight_token != TOKEN_OK and weight_token != TOKEN_TOO_LARGE) or extra):
+        return at, LINE_STORED, E_ARC_SYNTAX, cursor
+    if bad_ids or source < 1 or source > n or target < 1 or target > n:
+        return at, LINE_STORED, E_ARC_RANGE, cursor
+    if weight_token == TOKEN_TOO_LARGE or weight < INT32_MIN or weight > INT32_MAX:
+        return at, LINE_STORED, E_WEIGHT_RANGE, cursor
+    sources[slot] = source - 1
+    targets[slot] = target - 1
+    if len(weights) > 0:
+        weights[slot] = weight
+    return at, LINE_STORED, 0, next_record(stored_arc(cursor, source - 1, target - 1))
+
+
+@line_loop_kernel
+def _parse_arc_lines(buffer, position, state, irregular, lines):
+    return parse_lines(buffer, position, state, irregular, _arc_line, lines)
 
 
 class DimacsParser(FormatParser):
     format_name = "dimacs9"
-    natural_directed = True
-    id_base = 1
+    suffix = ".gr"
+    line_kernel = staticmethod(_parse_arc_lines)
 
     def __init__(self, label, options):
         super().__init__(label, options)
@@ -168,9 +111,9 @@ class DimacsParser(FormatParser):
         self.arcs = ArcStore(with_sources=True, weight_dtype=weight_dtype, expected=m)
         return HEADER_DONE
 
-    def run_kernel(self, chunk, position):
-        return _parse_arc_lines(chunk, position, self.state, self.arcs.sources, self.arcs.targets,
-                                self.arcs.weights_or_empty())
+    def line_grammar(self):
+        return (self.state[S_N], self.state[S_ARC_LIMIT], self.state[S_BLOCK_START], self.arcs.sources,
+                         self.arcs.targets, self.arcs.weights_or_empty())
 
     def explain(self, code: int, text: str) -> str:
         n = self.header["n"]

@@ -20,44 +20,13 @@
 from __future__ import annotations
 
 import re
-
 import numpy as np
 from numba import njit
 
-from .parsing import (
-    HEADER_DONE,
-    HEADER_MORE,
-    INT32_MAX,
-    INT32_MIN,
-    NEWLINE,
-    S_ARC_LIMIT,
-    S_ARCS,
-    S_BLANKS,
-    S_BLOCK_START,
-    S_COMMENTS,
-    S_FORMAT,
-    S_LINE,
-    S_N,
-    S_RECORDS,
-    S_SELF_LOOPS,
-    STATUS_DONE,
-    STATUS_NEED_SPACE,
-    TOKEN_BAD,
-    TOKEN_MISSING,
-    TOKEN_OK,
-    ArcStore,
-    FormatParser,
-    finish_chunk,
-    integer_tokens,
-    line_end,
-    read_integer,
-    record_irregular_line,
-    skip_blanks,
-)
-
-S_HAS_SIZES = S_FORMAT
-S_NCON = S_FORMAT + 1
-S_HAS_EDGE_WEIGHTS = S_FORMAT + 2
+from .parsing import (HEADER_DONE, HEADER_MORE, INT32_MAX, INT32_MIN, LINE_BLANK, LINE_COMMENT, LINE_NEED_SPACE,
+                      LINE_STORED, NEWLINE, S_ARCS, S_ARC_LIMIT, S_BLOCK_START, S_N, S_RECORDS, S_SELF_LOOPS,
+                      TOKEN_BAD, TOKEN_MISSING, TOKEN_OK, ArcStore, Cursor, FormatParser, integer_tokens,
+                      line_loop_kernel, parse_lines, read_integer, skip_blanks)
 
 E_VERTEX_SIZE = 1
 E_VERTEX_WEIGHT = 2
@@ -72,100 +41,65 @@ E_EXTRA_LINE = 9
 _FMT = re.compile(rb"[01]{1,3}")
 
 
-@njit(nogil=True, cache=True)
-def _parse_vertex_lines(buffer, position, state, targets, weights, row_offsets, irregular):
-    end = len(buffer)
-    n = state[S_N]
-    limit = state[S_ARC_LIMIT]
-    has_sizes = state[S_HAS_SIZES] != 0
-    ncon = state[S_NCON]
-    has_edge_weights = state[S_HAS_EDGE_WEIGHTS] != 0
-    keep_weights = len(weights) > 0
-    line = state[S_LINE]
-    arcs = state[S_ARCS]
-    block_start = state[S_BLOCK_START]
-    capacity = len(targets)
-    vertex = state[S_RECORDS]
-    self_loops = state[S_SELF_LOOPS]
-    comments = state[S_COMMENTS]
-    blanks = state[S_BLANKS]
-    status = STATUS_DONE
-    error = 0
-    line_start = position
-    while position < end:
-        line_start = position
-        at = skip_blanks(buffer, position, end)
-        first = buffer[at] if at < end else NEWLINE
-        if first == 37:  # '%'
-            comments += 1
-            record_irregular_line(irregular, state, vertex, line + 1)
-            at = line_end(buffer, at, end)
-        elif vertex >= n:
-            if first != NEWLINE:
-                error = E_EXTRA_LINE
-                break
-            blanks += 1
-        else:
-            arcs_before = arcs
-            loops_before = self_loops
-            if has_sizes:
-                size, at, token = read_integer(buffer, at, end)
-                if token != TOKEN_OK or size < 0:
-                    error = E_VERTEX_SIZE
-                    break
-            for _ in range(ncon):
-                vertex_weight, at, token = read_integer(buffer, at, end)
-                if token != TOKEN_OK or vertex_weight < 0:
-                    error = E_VERTEX_WEIGHT
-                    break
-            if error:
-                break
-            while True:
-                at = skip_blanks(buffer, at, end)
-                if at >= end or buffer[at] == NEWLINE:
-                    break
-                neighbour, at, token = read_integer(buffer, at, end)
-                if token == TOKEN_BAD:
-                    error = E_NEIGHBOUR_SYNTAX
-                    break
-                if token != TOKEN_OK or neighbour < 1 or neighbour > n:
-                    error = E_NEIGHBOUR_RANGE
-                    break
-                weight = np.int64(0)
-                if has_edge_weights:
-                    weight, at, token = read_integer(buffer, at, end)
-                    if token == TOKEN_MISSING:
-                        error = E_MISSING_WEIGHT
-                        break
-                    if token == TOKEN_BAD:
-                        error = E_WEIGHT_SYNTAX
-                        break
-                    if token != TOKEN_OK or weight < INT32_MIN or weight > INT32_MAX:
-                        error = E_WEIGHT_RANGE
-                        break
-                if arcs >= limit:
-                    error = E_TOO_MANY_ARCS
-                    break
-                if arcs - block_start >= capacity:
-                    status = STATUS_NEED_SPACE
-                    break
-                slot = arcs - block_start
-                targets[slot] = neighbour - 1
-                if keep_weights:
-                    weights[slot] = weight
-                if neighbour - 1 == vertex:
-                    self_loops += 1
-                arcs += 1
-            if error or status != STATUS_DONE:
-                arcs = arcs_before  # the line is parsed again (into a new block), or reported
-                self_loops = loops_before
-                break
-            row_offsets[vertex + 1] = arcs
-            vertex += 1
-        position = line_end(buffer, at, end) + 1
-        line += 1
-    return finish_chunk(state, status, error, line_start, position, end, line, arcs, vertex, self_loops, comments,
-                        blanks)
+@njit(inline="always", cache=True)
+def _vertex_line(lines, buffer, at, end, first, cursor):
+    """A '%' comment, or the next vertex's line (blank when it has no neighbours); after the last vertex only blank
+    lines. A line that fails stores nothing (the cursor it was given goes back). `lines`: the header's numbers
+    and fields, the output block (weights empty when none are kept), the row offsets, filled line by line."""
+    n, limit, has_sizes, ncon, has_edge_weights, block_start, targets, weights, row_offsets = lines
+    if first == 37:  # '%'
+        return at, LINE_COMMENT, 0, cursor
+    vertex = cursor.records
+    if vertex >= n:
+        if first != NEWLINE:
+            return at, LINE_STORED, E_EXTRA_LINE, cursor
+        return at, LINE_BLANK, 0, cursor
+    if has_sizes:
+        size, at, token = read_integer(buffer, at, end)
+        if token != TOKEN_OK or size < 0:
+            return at, LINE_STORED, E_VERTEX_SIZE, cursor
+    for _ in range(ncon):
+        vertex_weight, at, token = read_integer(buffer, at, end)
+        if token != TOKEN_OK or vertex_weight < 0:
+            return at, LINE_STORED, E_VERTEX_WEIGHT, cursor
+    arcs = cursor.arcs
+    self_loops = cursor.self_loops
+    while True:
+        at = skip_blanks(buffer, at, end)
+        if at >= end or buffer[at] == NEWLINE:
+            break
+        neighbour, at, token = read_integer(buffer, at, end)
+        if token == TOKEN_BAD:
+            return at, LINE_STORED, E_NEIGHBOUR_SYNTAX, cursor
+        if token != TOKEN_OK or neighbour < 1 or neighbour > n:
+            return at, LINE_STORED, E_NEIGHBOUR_RANGE, cursor
+        weight = np.int64(0)
+        if has_edge_weights:
+            weight, at, token = read_integer(buffer, at, end)
+            if token == TOKEN_MISSING:
+                return at, LINE_STORED, E_MISSING_WEIGHT, cursor
+            if token == TOKEN_BAD:
+                return at, LINE_STORED, E_WEIGHT_SYNTAX, cursor
+            if token != TOKEN_OK or weight < INT32_MIN or weight > INT32_MAX:
+                return at, LINE_STORED, E_WEIGHT_RANGE, cursor
+        if arcs >= limit:
+            return at, LINE_STORED, E_TOO_MANY_ARCS, cursor
+        slot = arcs - block_start
+        if slot >= len(targets):
+            return at, LINE_NEED_SPACE, 0, cursor
+        targets[slot] = neighbour - 1
+        if len(weights) > 0:
+            weights[slot] = weight
+        if neighbour - 1 == vertex:
+            self_loops += 1
+        arcs += 1
+    row_offsets[vertex + 1] = arcs
+    return at, LINE_STORED, 0, Cursor(arcs, vertex + 1, self_loops, cursor.last_source, cursor.sorted, cursor.max_id)
+
+
+@line_loop_kernel
+def _parse_vertex_lines(buffer, position, state, irregular, lines):
+    return parse_lines(buffer, position, state, irregular, _vertex_line, lines)
 
 
 @njit(inline="always", cache=True)
@@ -239,8 +173,10 @@ def _unmatched_arc(row_offsets, column_ids, weights, vertex):
 
 class MetisParser(FormatParser):
     format_name = "metis"
+    suffix = ".graph"
+    line_kernel = staticmethod(_parse_vertex_lines)
     natural_directed = False
-    id_base = 1
+    arcs_symmetric = True  # each edge is listed at both ends (checked in finish)
 
     def __init__(self, label, options):
         super().__init__(label, options)
@@ -277,17 +213,16 @@ class MetisParser(FormatParser):
         })
         self.state[S_N] = n
         self.state[S_ARC_LIMIT] = 2 * m
-        self.state[S_HAS_SIZES] = has_sizes
-        self.state[S_NCON] = ncon
-        self.state[S_HAS_EDGE_WEIGHTS] = has_edge_weights
         self.row_offsets = np.zeros(n + 1, dtype=np.int64)
         weight_dtype = np.int32 if has_edge_weights and not self.options.binarize else None
         self.arcs = ArcStore(with_sources=False, weight_dtype=weight_dtype, expected=2 * m)
         return HEADER_DONE
 
-    def run_kernel(self, chunk, position):
-        return _parse_vertex_lines(chunk, position, self.state, self.arcs.targets, self.arcs.weights_or_empty(),
-                                   self.row_offsets, self.irregular)
+    def line_grammar(self):
+        fields = self.header["fields"]
+        return (self.state[S_N], self.state[S_ARC_LIMIT], fields["vertex_sizes"], self.header["ncon"],
+                           fields["edge_weights"], self.state[S_BLOCK_START], self.arcs.targets,
+                           self.arcs.weights_or_empty(), self.row_offsets)
 
     def explain(self, code: int, text: str) -> str:
         vertex = int(self.state[S_RECORDS]) + 1

@@ -32,40 +32,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .building import csr_from_arcs
-from .parsing import (
-    HEADER_DONE,
-    HEADER_MORE,
-    INT32_MAX,
-    INT32_MIN,
-    NEWLINE,
-    S_ARC_LIMIT,
-    S_ARCS,
-    S_BLANKS,
-    S_BLOCK_START,
-    S_COMMENTS,
-    S_FORMAT,
-    S_LAST_SOURCE,
-    S_LINE,
-    S_N,
-    S_RECORDS,
-    S_SORTED,
-    STATUS_DONE,
-    STATUS_FALLBACK,
-    STATUS_NEED_SPACE,
-    TOKEN_BAD,
-    TOKEN_MISSING,
-    TOKEN_OK,
-    ArcStore,
-    FormatParser,
-    finish_chunk,
-    integer_tokens,
-    is_separator,
-    line_end,
-    read_integer,
-    record_irregular_line,
-    skip_blanks,
-)
+from ...graph.build import csr_from_arcs
+from .parsing import (HEADER_DONE, HEADER_MORE, INT32_MAX, INT32_MIN, LINE_BLANK, LINE_COMMENT, LINE_FALLBACK,
+                      LINE_NEED_SPACE, LINE_STORED, NEWLINE, S_ARCS, S_ARC_LIMIT, S_BLOCK_START, S_FORMAT, S_LINE, S_N,
+                      S_RECORDS, S_SELF_LOOPS, S_SORTED, TOKEN_BAD, TOKEN_MISSING, TOKEN_OK, ArcStore, FormatParser,
+                      integer_tokens, is_separator, line_loop_kernel, next_record, parse_lines, read_integer,
+                      skip_blanks, stored_arc)
 
 FIELD_PATTERN = 0
 FIELD_INTEGER = 1
@@ -74,14 +46,9 @@ SYMMETRY_GENERAL = 0
 SYMMETRY_SYMMETRIC = 1
 SYMMETRY_SKEW = 2
 
-S_FIELD = S_FORMAT
-S_SYMMETRY = S_FORMAT + 1
-S_VALUE_MIN = S_FORMAT + 2
-S_VALUE_MAX = S_FORMAT + 3
-S_FALLBACK_SLOT = S_FORMAT + 4   # block slot of the arc whose value Python converts
-S_FALLBACK_START = S_FORMAT + 5  # the value's bytes in the chunk
-S_FALLBACK_END = S_FORMAT + 6
-S_DIAGONAL = S_FORMAT + 7
+S_FALLBACK_SLOT = S_FORMAT       # block slot of the arc whose value Python converts
+S_FALLBACK_START = S_FORMAT + 1  # the value's bytes in the chunk
+S_FALLBACK_END = S_FORMAT + 2
 
 E_SYNTAX = 1
 E_INDEX_RANGE = 2
@@ -210,140 +177,95 @@ def _near_float32_boundary(value, scratch_float, scratch_bits):
     return abs(dropped - (1 << 28)) <= 64
 
 
-@njit(nogil=True, cache=True)
-def _parse_entry_lines(buffer, position, state, sources, targets, int_weights, real_weights, irregular,
-                       powers_of_ten, scratch_float, scratch_bits):
-    end = len(buffer)
-    n = state[S_N]
-    limit = state[S_ARC_LIMIT]
-    field = state[S_FIELD]
-    symmetry = state[S_SYMMETRY]
+@njit(inline="always", cache=True)
+def _entry_line(lines, buffer, at, end, first, cursor):
+    """A blank line, a '%' comment, or an entry 'i j [value]' (two arcs when mirrored off the diagonal). `lines`:
+    the size line's numbers, field and symmetry, the %%GraphBLAS type's range, the output block (the other field's
+    weights, or a binarized file's, empty), scratch space for the float32 rounding check, and the state array,
+    where a value Python must convert is described."""
+    (n, limit, field, symmetry, value_min, value_max, block_start, sources, targets, int_weights, real_weights,
+     powers_of_ten, scratch_float, scratch_bits, state) = lines
+    if first == NEWLINE:
+        return at, LINE_BLANK, 0, cursor
+    if first == 37:  # '%'
+        return at, LINE_COMMENT, 0, cursor
+    if cursor.records >= limit:
+        return at, LINE_STORED, E_TOO_MANY_ENTRIES, cursor
+    n, symmetry = n, symmetry
     mirrored = symmetry != SYMMETRY_GENERAL
-    value_min = state[S_VALUE_MIN]
-    value_max = state[S_VALUE_MAX]
+    row, at, row_token = read_integer(buffer, at, end)
+    column, at, column_token = read_integer(buffer, at, end)
+    if row_token == TOKEN_BAD or column_token == TOKEN_BAD or column_token == TOKEN_MISSING:
+        return at, LINE_STORED, E_SYNTAX, cursor
+    if row_token != TOKEN_OK or column_token != TOKEN_OK or row < 1 or row > n or column < 1 or column > n:
+        return at, LINE_STORED, E_INDEX_RANGE, cursor
+    if symmetry == SYMMETRY_SKEW and row == column:
+        return at, LINE_STORED, E_SKEW_DIAGONAL, cursor
+    slot = cursor.arcs - block_start
+    if slot + (2 if mirrored and row != column else 1) > len(targets):
+        return at, LINE_NEED_SPACE, 0, cursor
+    integer_value = np.int64(0)
+    real_value = np.float32(0.0)
+    fallback = False
+    value_start = skip_blanks(buffer, at, end)
+    if field == FIELD_INTEGER:
+        integer_value, at, value_token = read_integer(buffer, at, end)
+        if value_token == TOKEN_MISSING:
+            return at, LINE_STORED, E_MISSING_VALUE, cursor
+        if value_token == TOKEN_BAD:
+            return at, LINE_STORED, E_VALUE_SYNTAX, cursor
+        if value_token == TOKEN_OK and (integer_value < value_min or integer_value > value_max):
+            return at, LINE_STORED, E_VALUE_TYPE, cursor  # the declared type's range first: the more specific reason
+        if (value_token != TOKEN_OK or integer_value < INT32_MIN or integer_value > INT32_MAX
+                or (symmetry == SYMMETRY_SKEW and integer_value == INT32_MIN)):
+            return at, LINE_STORED, E_VALUE_INT32, cursor
+    elif field == FIELD_REAL:
+        value, at, value_token, exact = read_real(buffer, at, end, powers_of_ten)
+        if value_token == TOKEN_MISSING:
+            return at, LINE_STORED, E_MISSING_VALUE, cursor
+        if value_token != TOKEN_OK:
+            return at, LINE_STORED, E_VALUE_SYNTAX, cursor
+        if exact or not _near_float32_boundary(value, scratch_float, scratch_bits):
+            real_value = np.float32(value)
+            if np.isinf(real_value):
+                return at, LINE_STORED, E_VALUE_FLOAT32, cursor
+        else:
+            fallback = True
+    at = skip_blanks(buffer, at, end)
+    if at < end and buffer[at] != NEWLINE:
+        return at, LINE_STORED, E_EXTRA_TOKENS, cursor
     keep_int = len(int_weights) > 0
     keep_real = len(real_weights) > 0
-    line = state[S_LINE]
-    arcs = state[S_ARCS]
-    entries = state[S_RECORDS]
-    block_start = state[S_BLOCK_START]
-    capacity = len(targets)
-    last_source = state[S_LAST_SOURCE]
-    sorted_sources = state[S_SORTED]
-    diagonal = state[S_DIAGONAL]
-    comments = state[S_COMMENTS]
-    blanks = state[S_BLANKS]
-    status = STATUS_DONE
-    error = 0
-    line_start = position
-    while position < end:
-        line_start = position
-        at = skip_blanks(buffer, position, end)
-        first = buffer[at] if at < end else NEWLINE
-        if first == NEWLINE or first == 37:  # blank, or '%'
-            if first == NEWLINE:
-                blanks += 1
-            else:
-                comments += 1
-            record_irregular_line(irregular, state, entries, line + 1)
-            position = line_end(buffer, at, end) + 1
-            line += 1
-            continue
-        if entries >= limit:
-            error = E_TOO_MANY_ENTRIES
-            break
-        row, at, row_token = read_integer(buffer, at, end)
-        column, at, column_token = read_integer(buffer, at, end)
-        if row_token == TOKEN_BAD or column_token == TOKEN_BAD or column_token == TOKEN_MISSING:
-            error = E_SYNTAX
-            break
-        if row_token != TOKEN_OK or column_token != TOKEN_OK or row < 1 or row > n or column < 1 or column > n:
-            error = E_INDEX_RANGE
-            break
-        if symmetry == SYMMETRY_SKEW and row == column:
-            error = E_SKEW_DIAGONAL
-            break
-        if arcs - block_start + (2 if mirrored and row != column else 1) > capacity:
-            status = STATUS_NEED_SPACE
-            break
-        integer_value = np.int64(0)
-        real_value = np.float32(0.0)
-        fallback = False
-        value_start = skip_blanks(buffer, at, end)
-        if field == FIELD_INTEGER:
-            integer_value, at, value_token = read_integer(buffer, at, end)
-            if value_token == TOKEN_MISSING:
-                error = E_MISSING_VALUE
-                break
-            if value_token == TOKEN_BAD:
-                error = E_VALUE_SYNTAX
-                break
-            if value_token == TOKEN_OK and (integer_value < value_min or integer_value > value_max):
-                error = E_VALUE_TYPE  # the declared type's range first: the more specific reason
-                break
-            if (value_token != TOKEN_OK or integer_value < INT32_MIN or integer_value > INT32_MAX
-                    or (symmetry == SYMMETRY_SKEW and integer_value == INT32_MIN)):
-                error = E_VALUE_INT32
-                break
-        elif field == FIELD_REAL:
-            value, at, value_token, exact = read_real(buffer, at, end, powers_of_ten)
-            if value_token == TOKEN_MISSING:
-                error = E_MISSING_VALUE
-                break
-            if value_token != TOKEN_OK:
-                error = E_VALUE_SYNTAX
-                break
-            if exact or not _near_float32_boundary(value, scratch_float, scratch_bits):
-                real_value = np.float32(value)
-                if np.isinf(real_value):
-                    error = E_VALUE_FLOAT32
-                    break
-            else:
-                fallback = True
-        at = skip_blanks(buffer, at, end)
-        if at < end and buffer[at] != NEWLINE:
-            error = E_EXTRA_TOKENS
-            break
-        slot = arcs - block_start
-        sources[slot] = row - 1
-        targets[slot] = column - 1
+    sources[slot] = row - 1
+    targets[slot] = column - 1
+    if keep_int:
+        int_weights[slot] = integer_value
+    if keep_real:
+        real_weights[slot] = real_value
+    cursor = stored_arc(cursor, row - 1, column - 1)  # a diagonal entry counts as a self-loop
+    if mirrored and row != column:
+        sources[slot + 1] = column - 1
+        targets[slot + 1] = row - 1
         if keep_int:
-            int_weights[slot] = integer_value
+            int_weights[slot + 1] = -integer_value if symmetry == SYMMETRY_SKEW else integer_value
         if keep_real:
-            real_weights[slot] = real_value
-        if row - 1 < last_source:
-            sorted_sources = 0
-        last_source = row - 1
-        arcs += 1
-        if row == column:
-            diagonal += 1
-        elif mirrored:
-            sources[slot + 1] = column - 1
-            targets[slot + 1] = row - 1
-            if keep_int:
-                int_weights[slot + 1] = -integer_value if symmetry == SYMMETRY_SKEW else integer_value
-            if keep_real:
-                real_weights[slot + 1] = -real_value if symmetry == SYMMETRY_SKEW else real_value
-            sorted_sources = 0 if column < row else sorted_sources
-            last_source = column - 1
-            arcs += 1
-        entries += 1
-        position = line_end(buffer, at, end) + 1
-        line += 1
-        if fallback:
-            status = STATUS_FALLBACK
-            state[S_FALLBACK_SLOT] = slot
-            state[S_FALLBACK_START] = value_start
-            value_end = value_start
-            while value_end < end and not is_separator(buffer[value_end]):
-                value_end += 1
-            state[S_FALLBACK_END] = value_end
-            break
-    state[S_LAST_SOURCE] = last_source
-    state[S_SORTED] = sorted_sources
-    state[S_DIAGONAL] = diagonal
-    return finish_chunk(state, status, error, line_start, position, end, line, arcs, entries, diagonal, comments,
-                        blanks)
+            real_weights[slot + 1] = -real_value if symmetry == SYMMETRY_SKEW else real_value
+        cursor = stored_arc(cursor, column - 1, row - 1)
+    cursor = next_record(cursor)
+    if not fallback:
+        return at, LINE_STORED, 0, cursor
+    state[S_FALLBACK_SLOT] = slot
+    state[S_FALLBACK_START] = value_start
+    value_end = value_start
+    while value_end < end and not is_separator(buffer[value_end]):
+        value_end += 1
+    state[S_FALLBACK_END] = value_end
+    return at, LINE_FALLBACK, 0, cursor
+
+
+@line_loop_kernel
+def _parse_entry_lines(buffer, position, state, irregular, lines):
+    return parse_lines(buffer, position, state, irregular, _entry_line, lines)
 
 
 @njit(cache=True)
@@ -383,7 +305,8 @@ def _entry_of_emission(emission, positions, row_offsets, column_ids):
 
 class MatrixMarketParser(FormatParser):
     format_name = "mtx"
-    id_base = 1
+    suffix = ".mtx"
+    line_kernel = staticmethod(_parse_entry_lines)
 
     def __init__(self, label, options):
         super().__init__(label, options)
@@ -392,6 +315,7 @@ class MatrixMarketParser(FormatParser):
         self.scratch_float = np.zeros(1, dtype=np.float64)
         self.scratch_bits = self.scratch_float.view(np.uint64)
         self.values_converted_by_python = 0
+        self.entry_kinds = None  # (field, symmetry, least and greatest integer value), from the header
 
     # --- header
     def header_line(self, text: bytes, line: int) -> str:
@@ -477,13 +401,10 @@ class MatrixMarketParser(FormatParser):
         self.size_line = line
         self.header.update({"n": rows, "m": entries, "rows": rows, "columns": columns, "entries": entries,
                             "line": line})
-        low, high = GRAPHBLAS_TYPES.get(self.graphblas_type) or (-(2**63), 2**63 - 1)
         self.state[S_N] = rows
         self.state[S_ARC_LIMIT] = entries
-        self.state[S_FIELD] = field
-        self.state[S_SYMMETRY] = symmetry
-        self.state[S_VALUE_MIN] = max(low, -(2**63))
-        self.state[S_VALUE_MAX] = min(high, 2**63 - 1)
+        low, high = GRAPHBLAS_TYPES.get(self.graphblas_type) or (-(2**63), 2**63 - 1)
+        self.entry_kinds = (field, symmetry, max(low, -(2**63)), min(high, 2**63 - 1))  # the kernel's view
         weight_dtype = None
         if not self.options.binarize:
             weight_dtype = {FIELD_PATTERN: None, FIELD_INTEGER: np.int32, FIELD_REAL: np.float32}[field]
@@ -491,11 +412,11 @@ class MatrixMarketParser(FormatParser):
         self.arcs = ArcStore(with_sources=True, weight_dtype=weight_dtype, expected=entries * (2 if mirrored else 1))
 
     # --- body
-    def run_kernel(self, chunk, position):
-        return _parse_entry_lines(
-            chunk, position, self.state, self.arcs.sources, self.arcs.targets,
-            self.arcs.weights_or_empty(np.int32), self.arcs.weights_or_empty(np.float32), self.irregular,
-            _POWERS_OF_TEN, self.scratch_float, self.scratch_bits,
+    def line_grammar(self):
+        return (
+            self.state[S_N], self.state[S_ARC_LIMIT], *self.entry_kinds, self.state[S_BLOCK_START], self.arcs.sources,
+            self.arcs.targets, self.arcs.weights_or_empty(np.int32), self.arcs.weights_or_empty(np.float32),
+            _POWERS_OF_TEN, self.scratch_float, self.scratch_bits, self.state,
         )
 
     def at_fallback(self, chunk):
@@ -557,7 +478,7 @@ class MatrixMarketParser(FormatParser):
             self.header["n"], self.arcs.take(self.state), bool(self.state[S_SORTED]), keep_positions=True)
         self._check_no_repeated_entry(row_offsets, column_ids, positions)
         del positions
-        diagonal = int(self.state[S_DIAGONAL])
+        diagonal = int(self.state[S_SELF_LOOPS])  # the diagonal entries
         stats = {
             **self.line_stats(), "entries": entries, "diagonal_entries": diagonal,
             "entries_mirrored": arcs, "arcs_read": arcs, "self_loops": diagonal,
@@ -591,3 +512,7 @@ class MatrixMarketParser(FormatParser):
     @property
     def natural_directed(self) -> bool:
         return self.header.get("symmetry") != "symmetric"
+
+    @property
+    def arcs_symmetric(self) -> bool:
+        return self.header.get("symmetry") == "symmetric"  # both arcs of an off-diagonal entry are stored

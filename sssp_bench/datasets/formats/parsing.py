@@ -1,9 +1,10 @@
-"""What the four text parsers share: chunked line reading, numba token readers, the arc store, the driver loop.
+"""What the four text parsers share: chunked line reading, numba token readers, the arc store, the line loop.
 
 A parser runs in two phases. The header phase is Python, one line at a time: it reads the few lines before the
 data (comments, the `p sp` line, the METIS header, the Matrix Market banner and size line) and produces clear
-messages cheaply. The body phase is a numba kernel per format that parses whole chunks of lines into int32
-arcs; it stops at the first bad line and reports it through the shared state array, and Python then turns the
+messages cheaply. The body phase is one numba line loop (`parse_lines`) over whole chunks of lines, shared by
+every format: a format gives it only its line grammar, a numba function that reads one line into int32 arcs.
+The loop stops at the first bad line and reports it through the shared state array, and Python then turns the
 line into a message. Nothing loops in Python per data line.
 
 The stream is read in chunks of `chunk_bytes` cut after their last newline (the rest is carried into the next
@@ -14,6 +15,7 @@ beyond the arcs themselves. Line numbers are counted across chunks, so they do n
 from __future__ import annotations
 
 import re
+from collections import namedtuple
 from typing import BinaryIO
 
 import numpy as np
@@ -32,11 +34,18 @@ SPACE = 32
 TAB = 9
 CARRIAGE_RETURN = 13
 
-# What a body kernel returns, with the byte position where it stopped
+# What the line loop returns, with the byte position where it stopped
 STATUS_DONE = 0        # every line of the chunk consumed
 STATUS_NEED_SPACE = 1  # the output block is full; stopped at the start of a line, nothing of it stored
 STATUS_ERROR = 2       # a bad line: state[S_ERROR] says what, state[S_ERROR_AT] where it starts
 STATUS_FALLBACK = 3    # (mtx, real values) a value numba cannot round exactly: Python converts it, then resumes
+
+# What a line grammar says of one line (with an error code, 0 when the line is good)
+LINE_STORED = 0      # a record: its arcs are stored
+LINE_BLANK = 1
+LINE_COMMENT = 2
+LINE_NEED_SPACE = 3  # a record that does not fit the output block: nothing of it stored
+LINE_FALLBACK = 4    # a record stored but for one value Python must convert (STATUS_FALLBACK)
 
 # What a token reader returns besides the value
 TOKEN_OK = 0
@@ -59,6 +68,7 @@ S_ARC_LIMIT = 10     # arcs the header announces: one more is an error
 S_N = 11             # vertices
 S_RECORDS = 12       # body records read: arcs (dimacs9), data lines (snap), vertex lines (metis), entries (mtx)
 S_IRREGULAR = 13     # lines between records (comments, blanks) seen, for mapping a record number to its line
+S_MAX_ID = 14        # the largest vertex id stored (snap numbers its vertices by it)
 S_FORMAT = 16
 STATE_SIZE = 32
 
@@ -100,13 +110,6 @@ def line_end(buffer, position, end):
     while position < end and buffer[position] != NEWLINE:
         position += 1
     return position
-
-
-@njit(inline="always", cache=True)
-def at_line_end(buffer, position, end):
-    """True when only blanks remain on the line."""
-    position = skip_blanks(buffer, position, end)
-    return position >= end or buffer[position] == NEWLINE
 
 
 @njit(inline="always", cache=True)
@@ -152,37 +155,6 @@ def skip_token(buffer, position, end):
     while position < end and not is_separator(buffer[position]):
         position += 1
     return position, TOKEN_OK
-
-
-@njit(inline="always", cache=True)
-def finish_chunk(state, status, error, line_start, position, end, line, arcs, records, self_loops, comments,
-                 blanks):
-    """The end of every body parser's pass over a chunk: record an error and where its line starts, rewind to
-    the start of the line that was not stored (a bad line, or a full output block), and keep the counters every
-    format shares. Returns (status, the position to resume from)."""
-    if error:
-        status = STATUS_ERROR
-        state[S_ERROR] = error
-        state[S_ERROR_AT] = line_start
-    if status == STATUS_ERROR or status == STATUS_NEED_SPACE:
-        position = line_start
-    state[S_LINE] = line
-    state[S_ARCS] = arcs
-    state[S_RECORDS] = records
-    state[S_SELF_LOOPS] = self_loops
-    state[S_COMMENTS] = comments
-    state[S_BLANKS] = blanks
-    return status, min(position, end)
-
-
-@njit(inline="always", cache=True)
-def record_irregular_line(irregular, state, records, line):
-    """Remember that line `line` (1-based) is not a record and comes after `records` records."""
-    count = state[S_IRREGULAR]
-    if count < len(irregular):
-        irregular[count, 0] = records
-        irregular[count, 1] = line
-    state[S_IRREGULAR] = count + 1
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -250,6 +222,101 @@ def integer_tokens(tokens: list[bytes]) -> list[int] | None:
 
 
 # ----------------------------------------------------------------------------------------------------------
+# The line loop
+# ----------------------------------------------------------------------------------------------------------
+
+# What a line grammar carries from one line to the next (numba keeps it in registers); the loop loads it from the
+# state array when a chunk starts and stores it back when it stops.
+Cursor = namedtuple("Cursor", "arcs records self_loops last_source sorted max_id")
+
+
+@njit(inline="always", cache=True)
+def stored_arc(cursor, source, target):
+    """The cursor after storing arc source -> target (0-based ids): one more arc, maybe a self-loop, sources no
+    longer sorted when this one is below the last, the largest id."""
+    return Cursor(cursor.arcs + 1, cursor.records, cursor.self_loops + (source == target), source,
+                  cursor.sorted if source >= cursor.last_source else 0, max(cursor.max_id, source, target))
+
+
+@njit(inline="always", cache=True)
+def next_record(cursor):
+    return Cursor(cursor.arcs, cursor.records + 1, cursor.self_loops, cursor.last_source, cursor.sorted,
+                  cursor.max_id)
+
+
+@njit(inline="always", cache=True)
+def record_irregular_line(irregular, state, records, line):
+    """Remember that line `line` (1-based) is not a record and comes after `records` records."""
+    count = state[S_IRREGULAR]
+    if count < len(irregular):
+        irregular[count, 0] = records
+        irregular[count, 1] = line
+    state[S_IRREGULAR] = count + 1
+
+
+# How a format's kernel, the line loop with its grammar inlined, is compiled. It allocates nothing, so it runs
+# without numba's reference counting, which would otherwise count references to the grammar's arrays on every
+# line: atomic operations that cost more than reading the line.
+line_loop_kernel = njit(nogil=True, cache=True, _nrt=False)
+
+
+@njit(inline="always", cache=True)
+def parse_lines(buffer, position, state, irregular, line_grammar, grammar):
+    """Parse the whole lines of `buffer` from `position`: (STATUS_*, the position to resume from).
+
+    `line_grammar(grammar, buffer, at, end, first, cursor) -> (at, LINE_*, error code, cursor)` reads one line,
+    whose first non-blank byte is at `at` (`first`, NEWLINE for a blank line); `grammar` holds what it needs (the
+    header's numbers, the output block). It returns the cursor it was given when it stores nothing. The loop
+    counts lines, blank and comment lines (remembered as irregular), stops at a bad line or a full block and
+    rewinds to that line's start. A format's kernel is this loop with its grammar (`line_loop_kernel`).
+    """
+    end = len(buffer)
+    line = state[S_LINE]
+    comments = state[S_COMMENTS]
+    blanks = state[S_BLANKS]
+    cursor = Cursor(state[S_ARCS], state[S_RECORDS], state[S_SELF_LOOPS], state[S_LAST_SOURCE], state[S_SORTED],
+                    state[S_MAX_ID])
+    status = STATUS_DONE
+    line_start = position
+    while position < end:
+        line_start = position
+        at = skip_blanks(buffer, position, end)
+        first = buffer[at] if at < end else NEWLINE
+        at, kind, error, cursor = line_grammar(grammar, buffer, at, end, first, cursor)
+        if error:
+            status = STATUS_ERROR
+            state[S_ERROR] = error
+            state[S_ERROR_AT] = line_start
+            break
+        if kind == LINE_NEED_SPACE:
+            status = STATUS_NEED_SPACE
+            break
+        if kind == LINE_BLANK or kind == LINE_COMMENT:
+            if kind == LINE_BLANK:
+                blanks += 1
+            else:
+                comments += 1
+            record_irregular_line(irregular, state, cursor.records, line + 1)
+        position = line_end(buffer, at, end) + 1
+        line += 1
+        if kind == LINE_FALLBACK:
+            status = STATUS_FALLBACK
+            break
+    if status == STATUS_ERROR or status == STATUS_NEED_SPACE:
+        position = line_start  # the line is parsed again (into a new block), or reported
+    state[S_LINE] = line
+    state[S_COMMENTS] = comments
+    state[S_BLANKS] = blanks
+    state[S_ARCS] = cursor.arcs
+    state[S_RECORDS] = cursor.records
+    state[S_SELF_LOOPS] = cursor.self_loops
+    state[S_LAST_SOURCE] = cursor.last_source
+    state[S_SORTED] = cursor.sorted
+    state[S_MAX_ID] = cursor.max_id
+    return status, min(position, end)
+
+
+# ----------------------------------------------------------------------------------------------------------
 # The arc store
 # ----------------------------------------------------------------------------------------------------------
 
@@ -298,7 +365,7 @@ class ArcStore:
 
     def take(self, state: np.ndarray) -> list:
         """All arcs as a list [sources, targets, weights or None] (sources empty when not kept); the store is
-        emptied, so the list holds the only references (see building.csr_from_arcs).
+        emptied, so the list holds the only references (see graph.build.csr_from_arcs).
 
         Joining copies block by block and lets each block go at once, so it needs one extra block, not 2x.
         """
@@ -333,9 +400,15 @@ HEADER_BODY = "body"  # the header ended before this line, which is the first bo
 
 
 class FormatParser:
-    """A header phase in Python (`header_line`), then a numba kernel over chunks (`run_kernel`), then `finish`."""
+    """A header phase in Python (`header_line`), then the line loop over chunks (`line_kernel`, `parse_lines`
+    with the format's line grammar inlined, reading the tuple `line_grammar()` makes), then `finish`."""
 
     format_name = ""
+    suffix = ""              # the file name's suffix (before any .gz, .bz2, .xz)
+    natural_directed = True  # whether the graph is directed when the conversion does not say
+    arcs_symmetric = False   # whether the file holds both arcs of every edge (an undirected graph as it is)
+    id_base = 1              # the file's id of vertex 0
+    line_kernel = None       # staticmethod(the format's line_loop_kernel)
 
     def __init__(self, label: str, options) -> None:
         self.label = label
@@ -351,18 +424,24 @@ class FormatParser:
         self.arcs: ArcStore | None = None
         self.header_comments = 0      # comment lines of the header phase (the kernel counts the body's)
         self.header_blanks = 0
+        self.lines = None             # what the line grammar reads, made again when the output block changes
 
     # --- to be provided by each format
     def header_line(self, text: bytes, line: int) -> str:
         raise NotImplementedError
 
-    def run_kernel(self, chunk: np.ndarray, position: int) -> tuple[int, int]:
+    def line_grammar(self) -> tuple:
+        """What the format's line grammar reads: the header's numbers, the current output block, ..."""
         raise NotImplementedError
 
     def explain(self, code: int, text: str) -> str:
         raise NotImplementedError
 
     def at_fallback(self, chunk: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def finish(self) -> tuple:
+        """(row_offsets, column_ids, weights, original_ids or None, stats), once the whole file is fed."""
         raise NotImplementedError
 
     # --- shared
@@ -405,11 +484,14 @@ class FormatParser:
     def _body_phase(self, chunk: np.ndarray, position: int) -> None:
         end = len(chunk)
         while position < end:
-            status, position = self.run_kernel(chunk, position)
+            if self.lines is None:
+                self.lines = self.line_grammar()
+            status, position = self.line_kernel(chunk, position, self.state, self.irregular, self.lines)
             if status == STATUS_DONE:
                 return
             if status == STATUS_NEED_SPACE:
                 self.arcs.grow(self.state)
+                self.lines = None
             elif status == STATUS_FALLBACK:
                 self.at_fallback(chunk)
             else:

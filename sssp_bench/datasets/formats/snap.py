@@ -19,44 +19,17 @@
 from __future__ import annotations
 
 import re
-
 import numpy as np
 from numba import njit, prange
 
 from ...errors import GraphFormatError
-from .building import csr_from_arcs
-from .parsing import (
-    HEADER_BODY,
-    HEADER_MORE,
-    INT32_MAX,
-    INT32_MIN,
-    NEWLINE,
-    S_ARCS,
-    S_BLANKS,
-    S_BLOCK_START,
-    S_COMMENTS,
-    S_FORMAT,
-    S_LAST_SOURCE,
-    S_LINE,
-    S_SELF_LOOPS,
-    S_SORTED,
-    STATUS_DONE,
-    STATUS_NEED_SPACE,
-    TOKEN_BAD,
-    TOKEN_MISSING,
-    TOKEN_OK,
-    ArcStore,
-    FormatParser,
-    finish_chunk,
-    line_end,
-    read_integer,
-    skip_blanks,
-    skip_token,
-)
+from ...graph.build import csr_from_arcs
+from .parsing import (HEADER_BODY, HEADER_MORE, INT32_MAX, INT32_MIN, LINE_BLANK, LINE_COMMENT, LINE_NEED_SPACE,
+                      LINE_STORED, NEWLINE, S_ARCS, S_BLOCK_START, S_FORMAT, S_MAX_ID, S_SELF_LOOPS, S_SORTED,
+                      TOKEN_BAD, TOKEN_MISSING, TOKEN_OK, ArcStore, FormatParser, line_loop_kernel, next_record,
+                      parse_lines, read_integer, skip_blanks, skip_token, stored_arc)
 
 S_COLUMNS = S_FORMAT      # 0 until the first data line, then 2 or 3
-S_MAX_ID = S_FORMAT + 1
-S_SKIP_WEIGHTS = S_FORMAT + 2
 
 E_SYNTAX = 1
 E_ID_RANGE = 2
@@ -67,86 +40,52 @@ E_WEIGHT = 5
 _COUNTS = re.compile(rb"Nodes:\s*(\d+)\s+Edges:\s*(\d+)")
 
 
-@njit(nogil=True, cache=True)
-def _parse_edge_lines(buffer, position, state, sources, targets, weights):
-    end = len(buffer)
-    line = state[S_LINE]
-    arcs = state[S_ARCS]
-    block_start = state[S_BLOCK_START]
-    capacity = len(targets)
-    keep_weights = len(weights) > 0
-    skip_weights = state[S_SKIP_WEIGHTS] != 0
-    columns = state[S_COLUMNS]
-    max_id = state[S_MAX_ID]
-    last_source = state[S_LAST_SOURCE]
-    sorted_sources = state[S_SORTED]
-    self_loops = state[S_SELF_LOOPS]
-    comments = state[S_COMMENTS]
-    blanks = state[S_BLANKS]
-    status = STATUS_DONE
-    error = 0
-    line_start = position
-    while position < end:
-        line_start = position
-        at = skip_blanks(buffer, position, end)
-        first = buffer[at] if at < end else NEWLINE
-        if first == NEWLINE:
-            blanks += 1
-        elif first == 35:  # '#'
-            comments += 1
-            at = line_end(buffer, at, end)
-        else:
-            if arcs - block_start >= capacity:
-                status = STATUS_NEED_SPACE
-                break
-            source, at, source_token = read_integer(buffer, at, end)
-            target, at, target_token = read_integer(buffer, at, end)
-            if source_token == TOKEN_BAD or target_token == TOKEN_BAD or target_token == TOKEN_MISSING:
-                error = E_SYNTAX
-                break
-            if (source_token != TOKEN_OK or target_token != TOKEN_OK or source < 0 or target < 0
-                    or source > INT32_MAX or target > INT32_MAX):
-                error = E_ID_RANGE
-                break
-            weight = np.int64(0)
-            if skip_weights:
-                at, weight_token = skip_token(buffer, at, end)
-            else:
-                weight, at, weight_token = read_integer(buffer, at, end)
-            line_columns = 2 if weight_token == TOKEN_MISSING else 3
-            if columns == 0:
-                columns = line_columns
-            if line_columns == 3 and not skip_weights and (
-                    weight_token != TOKEN_OK or weight < INT32_MIN or weight > INT32_MAX):
-                error = E_WEIGHT
-                break
-            at = skip_blanks(buffer, at, end)
-            if at < end and buffer[at] != NEWLINE:
-                error = E_TOO_MANY_COLUMNS
-                break
-            if line_columns != columns:
-                error = E_COLUMNS
-                break
-            slot = arcs - block_start
-            sources[slot] = source
-            targets[slot] = target
-            if keep_weights:
-                weights[slot] = weight
-            if source < last_source:
-                sorted_sources = 0
-            last_source = source
-            max_id = max(max_id, source, target)
-            if source == target:
-                self_loops += 1
-            arcs += 1
-        position = line_end(buffer, at, end) + 1
-        line += 1
-    state[S_COLUMNS] = columns
-    state[S_MAX_ID] = max_id
-    state[S_LAST_SOURCE] = last_source
-    state[S_SORTED] = sorted_sources
-    return finish_chunk(state, status, error, line_start, position, end, line, arcs, arcs, self_loops, comments,
-                        blanks)
+@njit(inline="always", cache=True)
+def _edge_line(lines, buffer, at, end, first, cursor):
+    """A blank line, a '#' comment, or an edge 'u v' or 'u v w', with as many columns as the first one. `lines`:
+    whether a third column is skipped unread (binarize), the output block (weights empty when none are kept),
+    the state array, whose S_COLUMNS the first data line sets."""
+    skip_weights, block_start, sources, targets, weights, state = lines
+    if first == NEWLINE:
+        return at, LINE_BLANK, 0, cursor
+    if first == 35:  # '#'
+        return at, LINE_COMMENT, 0, cursor
+    slot = cursor.arcs - block_start
+    if slot >= len(targets):
+        return at, LINE_NEED_SPACE, 0, cursor
+    source, at, source_token = read_integer(buffer, at, end)
+    target, at, target_token = read_integer(buffer, at, end)
+    if source_token == TOKEN_BAD or target_token == TOKEN_BAD or target_token == TOKEN_MISSING:
+        return at, LINE_STORED, E_SYNTAX, cursor
+    if (source_token != TOKEN_OK or target_token != TOKEN_OK or source < 0 or target < 0
+            or source > INT32_MAX or target > INT32_MAX):
+        return at, LINE_STORED, E_ID_RANGE, cursor
+    weight = np.int64(0)
+    if skip_weights:
+        at, weight_token = skip_token(buffer, at, end)
+    else:
+        weight, at, weight_token = read_integer(buffer, at, end)
+    line_columns = 2 if weight_token == TOKEN_MISSING else 3
+    if state[S_COLUMNS] == 0:
+        state[S_COLUMNS] = line_columns
+    if line_columns == 3 and not skip_weights and (
+            weight_token != TOKEN_OK or weight < INT32_MIN or weight > INT32_MAX):
+        return at, LINE_STORED, E_WEIGHT, cursor
+    at = skip_blanks(buffer, at, end)
+    if at < end and buffer[at] != NEWLINE:
+        return at, LINE_STORED, E_TOO_MANY_COLUMNS, cursor
+    if line_columns != state[S_COLUMNS]:
+        return at, LINE_STORED, E_COLUMNS, cursor
+    sources[slot] = source
+    targets[slot] = target
+    if len(weights) > 0:
+        weights[slot] = weight
+    return at, LINE_STORED, 0, next_record(stored_arc(cursor, source, target))
+
+
+@line_loop_kernel
+def _parse_edge_lines(buffer, position, state, irregular, lines):
+    return parse_lines(buffer, position, state, irregular, _edge_line, lines)
 
 
 @njit(parallel=True, cache=True)
@@ -184,6 +123,8 @@ def compact_ids(sources: np.ndarray, targets: np.ndarray, max_id: int) -> np.nda
 
 class SnapParser(FormatParser):
     format_name = "snap"
+    suffix = ".txt"
+    line_kernel = staticmethod(_parse_edge_lines)
     id_base = 0
 
     def __init__(self, label, options):
@@ -192,7 +133,6 @@ class SnapParser(FormatParser):
             raise GraphFormatError(f"{label}: a SNAP edge list does not say whether it is directed: "
                                    "expected directed=True or directed=False in the conversion options")
         self.natural_directed = bool(options.directed)
-        self.state[S_SKIP_WEIGHTS] = options.binarize
 
     def header_line(self, text: bytes, line: int) -> str:
         stripped = text.strip()
@@ -209,9 +149,9 @@ class SnapParser(FormatParser):
             self.header.update({"n": int(counts.group(1)), "m": int(counts.group(2)), "line": line})
         return HEADER_MORE
 
-    def run_kernel(self, chunk, position):
-        return _parse_edge_lines(chunk, position, self.state, self.arcs.sources, self.arcs.targets,
-                                 self.arcs.weights_or_empty())
+    def line_grammar(self):
+        return (bool(self.options.binarize), self.state[S_BLOCK_START], self.arcs.sources,
+                         self.arcs.targets, self.arcs.weights_or_empty(), self.state)
 
     def explain(self, code: int, text: str) -> str:
         shape = {0: "'u v' or 'u v w'", 2: "'u v'", 3: "'u v w'"}[int(self.state[S_COLUMNS])]
