@@ -61,6 +61,7 @@ import dataclasses
 import hashlib
 import itertools
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -478,17 +479,28 @@ def _weights(spec: Any, key_path: str, locator: _Locator) -> Any:
     return spec
 
 
-def _graphs(entries: Any, default_weights: Any, locator: _Locator) -> list[GraphEntry]:
+def _entries(entries: Any, list_key: str, name_key: str, allowed: set[str], locator: _Locator, what: str,
+             one: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(key path, mapping) for each entry of the list at `list_key` (graphs, implementations): a plain string is
+    {name_key: it}; a list that is empty or missing, an entry that is neither, or an unknown key is an error naming
+    where (`what` the list holds, `one` what an entry may be)."""
     if not isinstance(entries, list) or not entries:
-        raise locator.fail("graphs", "expected a non-empty list of graphs (catalog names, generator specs or paths)")
-    graphs: list[GraphEntry] = []
+        raise locator.fail(list_key, f"expected a non-empty list of {what}")
     for index, entry in enumerate(entries):
-        key_path = f"graphs[{index}]"
+        key_path = f"{list_key}[{index}]"
         if isinstance(entry, str):
-            entry = {"graph": entry}
+            entry = {name_key: entry}
         if not isinstance(entry, dict):
-            raise locator.fail(key_path, f"expected a graph name, spec or path, or a mapping with 'graph', got {entry!r}")
-        _check_keys(entry, GRAPH_KEYS, key_path, locator)
+            raise locator.fail(key_path, f"expected {one}, got {entry!r}")
+        _check_keys(entry, allowed, key_path, locator)
+        yield key_path, entry
+
+
+def _graphs(entries: Any, default_weights: Any, locator: _Locator) -> list[GraphEntry]:
+    graphs: list[GraphEntry] = []
+    for key_path, entry in _entries(entries, "graphs", "graph", GRAPH_KEYS, locator,
+                                    "graphs (catalog names, generator specs or paths)",
+                                    "a graph name, spec or path, or a mapping with 'graph'"):
         if "graph" not in entry:
             raise locator.fail(key_path, "missing required key 'graph'")
         graph = _typed(entry, "graph", str, locator, None, key_path)
@@ -543,16 +555,9 @@ def _variant_label(entry: dict[str, Any], name: str, key_path: str, locator: _Lo
 
 
 def _variants(entries: Any, locator: _Locator) -> list[Variant]:
-    if not isinstance(entries, list) or not entries:
-        raise locator.fail("implementations", "expected a non-empty list of implementation names")
     variants: list[Variant] = []
-    for index, entry in enumerate(entries):
-        key_path = f"implementations[{index}]"
-        if isinstance(entry, str):
-            entry = {"name": entry}
-        if not isinstance(entry, dict):
-            raise locator.fail(key_path, f"expected an implementation name or a mapping with 'name', got {entry!r}")
-        _check_keys(entry, IMPLEMENTATION_KEYS, key_path, locator)
+    for key_path, entry in _entries(entries, "implementations", "name", IMPLEMENTATION_KEYS, locator,
+                                    "implementation names", "an implementation name or a mapping with 'name'"):
         name = _typed(entry, "name", str, locator, "", key_path)
         implementation = impls.get(name, f"{locator.where(key_path + '.name')}: {key_path}.name")
         label = _variant_label(entry, name, key_path, locator)
