@@ -35,6 +35,7 @@
 // every block resident. The loop is capped at step_cap steps (DS_STUCK is set if reached: a bug guard; the phases
 // of a bucket are at most its vertices plus one, so a solve needs far fewer).
 #include "common.cuh"
+#include "warp_relax.cuh"
 #ifndef DS_OWN_BARRIER
 #include <cooperative_groups.h>
 #endif
@@ -129,15 +130,10 @@ struct Targets {
 // One arc per lane (lanes with `on`), then the warp's pushes. All 32 lanes call.
 __device__ __forceinline__ void relax_arc(bool on, offset_t e, dist_t du, const vertex_t* __restrict__ column_ids,
                                          const weight_t* __restrict__ weights, int unit_weights, Targets& t) {
-    bool improved = false;
-    vertex_t v = 0;
-    dist_t candidate = 0;
-    if (on) {
-        v = column_ids[e];
-        candidate = du + arc_weight(weights, unit_weights, e);
-        ++t.attempts;
-        if (candidate < t.dist[v]) improved = candidate < atomicMin(&t.dist[v], candidate);
-    }
+    vertex_t v;
+    dist_t candidate;
+    bool improved = try_relax_arc(on, e, du, column_ids, weights, unit_weights, t.dist, &t.attempts, &v,
+                                  &candidate);
     long long bucket = improved ? candidate / t.delta : 0;
     bool to_near = improved && t.near_allowed && bucket <= t.bucket;
     bool to_far = improved && !to_near;
@@ -149,31 +145,13 @@ __device__ __forceinline__ void relax_arc(bool on, offset_t e, dist_t du, const 
     warp_push(push_far, v, t.pile, t.pile_count);
 }
 
-// The arcs [begin, end) of each lane's vertex (valid lanes): those of more than heavy_degree arcs by the whole
-// warp in turn, the others by their own lane. All 32 lanes call.
+// The arcs [begin, end) of each lane's vertex (valid lanes), through relax_arc (warp_relax.cuh's mapping). All 32
+// lanes call.
 __device__ __forceinline__ void relax_vertices(bool valid, dist_t du, offset_t begin, offset_t end,
                                                long long heavy_degree, const vertex_t* __restrict__ column_ids,
                                                const weight_t* __restrict__ weights, int unit_weights, Targets& t) {
-    int lane = threadIdx.x & 31;
-    bool big = valid && end - begin > heavy_degree;
-    unsigned bigs = __ballot_sync(DS_FULL, big);
-    while (bigs) {  // warp-uniform: bigs is the same in every lane
-        int owner = __ffs(bigs) - 1;
-        bigs &= bigs - 1u;
-        offset_t first = __shfl_sync(DS_FULL, begin, owner);
-        offset_t last = __shfl_sync(DS_FULL, end, owner);
-        dist_t d = __shfl_sync(DS_FULL, du, owner);
-        for (offset_t chunk = first; chunk < last; chunk += 32) {  // uniform bounds
-            offset_t e = chunk + lane;
-            relax_arc(e < last, e, d, column_ids, weights, unit_weights, t);
-        }
-    }
-    offset_t e = (valid && !big) ? begin : end;
-    offset_t stop = valid ? end : 0;
-    if (!valid) e = 0;
-    for (; __any_sync(DS_FULL, e < stop); ++e) {  // at most heavy_degree iterations
-        relax_arc(e < stop, e, du, column_ids, weights, unit_weights, t);
-    }
+    auto visit = [&](bool on, offset_t e, dist_t d) { relax_arc(on, e, d, column_ids, weights, unit_weights, t); };
+    relax_warp_vertices(valid, du, begin, end, heavy_degree, visit);
 }
 
 // Per step: the warp's counts into the step's slot (count_relaxations), and its least far bucket into the pile's

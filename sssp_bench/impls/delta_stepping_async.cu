@@ -44,6 +44,7 @@
 // Memory written by other warps during the launch (distances, qb, cells, counters) is read through L2 (__ldcg or
 // volatile); the distance pre-check before an atomicMin may see a stale value, only ever too high.
 #include "common.cuh"
+#include "warp_relax.cuh"
 
 #define AS_BLOCK 256
 #define AS_WARPS (AS_BLOCK / 32)
@@ -146,15 +147,10 @@ __device__ __forceinline__ void warp_enqueue(bool push, vertex_t v, word_t label
 // One arc per lane (lanes with `on`). All 32 lanes call.
 __device__ __forceinline__ void relax_arc(bool on, offset_t e, dist_t du, const vertex_t* __restrict__ column_ids,
                                          const weight_t* __restrict__ weights, int unit_weights, Worker& w) {
-    bool improved = false;
-    vertex_t v = 0;
-    dist_t candidate = 0;
-    if (on) {
-        v = column_ids[e];
-        candidate = du + arc_weight(weights, unit_weights, e);
-        ++w.attempts;
-        if (candidate < w.dist[v]) improved = candidate < atomicMin(&w.dist[v], candidate);
-    }
+    vertex_t v;
+    dist_t candidate;
+    bool improved = try_relax_arc(on, e, du, column_ids, weights, unit_weights, w.dist, &w.attempts, &v,
+                                  &candidate);
     if (!__any_sync(AS_FULL, improved)) return;
     word_t label = improved ? (word_t)(candidate / w.delta) : 0ULL;
     // in the batch's bucket (or below): kept by the warp while its local queue has room
@@ -178,28 +174,13 @@ __device__ __forceinline__ void relax_arc(bool on, offset_t e, dist_t du, const 
     warp_enqueue(push, v, label, kept, w);
 }
 
-// The arcs [begin, end) of each lane's vertex (valid lanes): those of more than heavy_degree arcs by the whole
-// warp in turn, the others by their own lane. All 32 lanes call.
+// The arcs [begin, end) of each lane's vertex (valid lanes), through relax_arc (warp_relax.cuh's mapping). All 32
+// lanes call.
 __device__ __forceinline__ void relax_vertices(bool valid, dist_t du, offset_t begin, offset_t end,
                                                long long heavy_degree, const vertex_t* __restrict__ column_ids,
                                                const weight_t* __restrict__ weights, int unit_weights, Worker& w) {
-    int lane = threadIdx.x & 31;
-    bool big = valid && end - begin > heavy_degree;
-    unsigned bigs = __ballot_sync(AS_FULL, big);
-    while (bigs) {  // warp-uniform
-        int owner = __ffs(bigs) - 1;
-        bigs &= bigs - 1u;
-        offset_t first = __shfl_sync(AS_FULL, begin, owner);
-        offset_t last = __shfl_sync(AS_FULL, end, owner);
-        dist_t d = __shfl_sync(AS_FULL, du, owner);
-        for (offset_t chunk = first; chunk < last; chunk += 32) {
-            offset_t e = chunk + lane;
-            relax_arc(e < last, e, d, column_ids, weights, unit_weights, w);
-        }
-    }
-    offset_t e = (valid && !big) ? begin : 0;
-    offset_t stop = (valid && !big) ? end : 0;
-    for (; __any_sync(AS_FULL, e < stop); ++e) relax_arc(e < stop, e, du, column_ids, weights, unit_weights, w);
+    auto visit = [&](bool on, offset_t e, dist_t d) { relax_arc(on, e, d, column_ids, weights, unit_weights, w); };
+    relax_warp_vertices(valid, du, begin, end, heavy_degree, visit);
 }
 
 // Per solve: distances, qb, the control and status words; the source's entry pushed at label 0 (slot 0). The rings'
