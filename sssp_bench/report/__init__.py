@@ -22,20 +22,23 @@ import pandas as pd
 
 from ..errors import UserError
 from ..results.claims import judge
+from ..results.figures import Figure, figures
 from ..results.load import Run, load_run, run_folder
 from ..results.summary import summarize
-from .plot import CHART_NAME, plot_summary
+from .plot import CHART_NAME, plot_figure, plot_summary
 from .sections import SECTIONS
 
 
 @dataclass(frozen=True)
 class Report:
-    """What a report is made of, computed once: the loaded runs, their summary, and their configs' judged claims
-    (results/claims.py; an empty frame when they make none)."""
+    """What a report is made of, computed once: the loaded runs, their summary, their configs' judged claims
+    (results/claims.py; an empty frame when they make none) and the points of the figures they ask for
+    (results/figures.py)."""
     paths: list[Path]
     runs: list[Run]
     summary: pd.DataFrame
     claims: pd.DataFrame
+    figures: list[Figure]
 
     @property
     def manifests(self) -> list[dict[str, Any]]:
@@ -45,6 +48,12 @@ class Report:
     def run_ids(self) -> list[str]:
         return [str(manifest["run_id"]) for manifest in self.manifests]
 
+    def figure_file(self, figure: Figure) -> str:
+        """The file name, without suffix, of a figure's plot beside report.md: figure-NAME, with the run's id where
+        merged runs both draw a figure of that name."""
+        shared = sum(other.name == figure.name for other in self.figures) > 1
+        return f"figure-{figure.run_id}-{figure.name}" if shared else f"figure-{figure.name}"
+
 
 def build_report(run_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> Report:
     paths = [run_paths] if isinstance(run_paths, (str, os.PathLike)) else list(run_paths)
@@ -52,7 +61,7 @@ def build_report(run_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[
         raise UserError("no run directory given")
     runs = [load_run(path) for path in paths]
     summary = summarize(runs)
-    return Report([Path(path) for path in paths], runs, summary, judge(runs, summary))
+    return Report([Path(path) for path in paths], runs, summary, judge(runs, summary), figures(runs, summary))
 
 
 def render_markdown(report: Report) -> str:
@@ -64,9 +73,10 @@ def write_report(
     run_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Report,
     out_dir: str | os.PathLike[str] | None = None,
 ) -> dict[str, Path]:
-    """Write report.md, report.csv, speedup.png and speedup.svg (and claims.csv when the configs make claims) into
-    the first run's folder (or `out_dir`) and return their paths, keyed "markdown", "csv", "png", "svg" (and
-    "claims"). `run_paths` may be a Report that build_report made already."""
+    """Write report.md, report.csv, speedup.png and speedup.svg (and claims.csv when the configs make claims, and a
+    PNG and SVG per figure they ask for) into the first run's folder (or `out_dir`) and return their paths, keyed
+    "markdown", "csv", "png", "svg" (and "claims", and each figure's file name). `run_paths` may be a Report that
+    build_report made already."""
     built = run_paths if isinstance(run_paths, Report) else build_report(run_paths)
     target = Path(out_dir) if out_dir is not None else run_folder(built.paths[0])
     written = {
@@ -77,9 +87,13 @@ def write_report(
     }
     if not built.claims.empty:
         written["claims"] = target / "claims.csv"
+    drawn = {built.figure_file(figure): figure for figure in built.figures}
     try:
         target.mkdir(parents=True, exist_ok=True)
         plot_summary(built.summary, written["png"], written["svg"])
+        for stem, figure in drawn.items():
+            plot_figure(figure, target / f"{stem}.png", target / f"{stem}.svg")
+            written[stem] = target / f"{stem}.svg"
         built.summary.to_csv(written["csv"], index=False)
         if "claims" in written:
             built.claims.to_csv(written["claims"], index=False)

@@ -1,5 +1,5 @@
-"""The report's chart: the speedup over the baseline per graph and variant (or the median solve time when no
-speedup could be computed), as PNG and SVG."""
+"""The report's charts, as PNG and SVG: the speedup over the baseline per graph and variant (or the median solve time
+when no speedup could be computed), and the line plots of the figures a config asks for (results/figures.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..results.figures import Figure
 from ..results.numbers import format_number
 from .text import graph_cell
 
@@ -123,6 +124,55 @@ def plot_summary(summary: pd.DataFrame, png_path: Path, svg_path: Path) -> str:
     figure.savefig(png_path, dpi=150, bbox_inches="tight")
     figure.savefig(svg_path, bbox_inches="tight", metadata={"Date": None})
     return title
+
+
+def plot_figure(figure: Figure, png_path: Path, svg_path: Path) -> None:
+    """One line per series of the figure against its x axis, log-log (the papers plot sizes and densities over
+    decades): measured series solid with dots, the paper's published values dashed with open marks, in the same
+    colour when they share a name. A figure with nothing to draw says so."""
+    from matplotlib.figure import Figure as PlotFigure
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    plot = PlotFigure(figsize=(7.0, 4.5), layout="constrained")
+    axes = plot.add_subplot()
+    axes.set_title(figure.title, fontsize=11)
+    axes.set_xlabel(figure.x_label)
+    axes.set_ylabel(figure.y_label)
+    points = figure.points[(figure.points["x"] > 0) & (figure.points["value"] > 0)]
+    if points.empty:
+        axes.text(0.5, 0.5, "no verified solve to plot", ha="center", va="center", transform=axes.transAxes)
+    else:
+        names = list(dict.fromkeys(points["series"]))
+        colours = dict(zip(names, _colours(len(names))))
+        for (series, published), line in points.groupby(["series", "published"], sort=False):
+            line = line.sort_values("x")
+            axes.plot(line["x"], line["value"], color=colours[series], linestyle="--" if published else "-",
+                      marker="o", markerfacecolor="none" if published else colours[series],
+                      label=f"{series} (paper)" if published else series)
+        axes.set_xscale("log")
+        axes.set_yscale("log")
+        # the graphs' own x values as the ticks, 8K rather than 8 x 10^3
+        axes.set_xticks(sorted(set(points["x"])), [_compact(x) for x in sorted(set(points["x"]))])
+        axes.xaxis.set_minor_formatter(NullFormatter())
+        plain = FuncFormatter(lambda value, _: f"{value:g}")
+        axes.yaxis.set_major_formatter(plain)
+        # minor labels only where the values span less than a decade or so (else the decades say enough)
+        narrow = points["value"].max() / points["value"].min() < 20
+        axes.yaxis.set_minor_formatter(plain if narrow else NullFormatter())
+        if figure.y == "speedup":
+            axes.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
+        axes.grid(which="major", linewidth=0.4, alpha=0.5)
+        axes.legend(fontsize=8, frameon=False, loc="best")
+    plot.savefig(png_path, dpi=150, bbox_inches="tight")
+    plot.savefig(svg_path, bbox_inches="tight", metadata={"Date": None})
+
+
+def _compact(value: float) -> str:
+    """A tick label: 500, 8K, 1.5M, 2G."""
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "K")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:.3g}"
 
 
 def _colours(count: int) -> list[Any]:

@@ -50,7 +50,18 @@ results/claims.py):
       faster_than:                                         # a paper's ordering, judged paired by source
         - {variant: hbf, than: [lonestar, workfront], graphs: [rmat.3Mv.20Me, flickr]}
 
-A name in `baseline`, `targets` or `run --variant` stands for variants by one rule (results/names.py: the variant of
+Figures: line plots the report draws from the run, a paper's figure redrawn (report/sections/figures.py):
+
+    figures:
+      - name: density                               # figure-density.svg beside report.md
+        title: "Speedup over Dijkstra against density (10K vertices)"
+        x: arcs                                     # vertices | arcs | average_degree | param:KEY (of a spec)
+        y: speedup                                  # speedup (default) | time | mteps | efficiency
+        graphs: [density-20K, density-100K, density-500K]   # the points, in order
+        variants: [delta-stepping]                  # default: every variant but the baseline
+        paper: {delta-stepping: [1.1, 2.0, 2.9]}    # the paper's values, one per graph (null: none), dashed
+
+A name in `baseline`, `targets`, `figures` or `run --variant` stands for variants by one rule (results/names.py: the variant of
 that name, else the sweep of the entry it labels, else the implementation's variants), which also says what each
 does with a name that stands for several; `graphs` defaults to every graph of the config.
 """
@@ -74,10 +85,13 @@ from ..results.names import stands_for
 
 TOP_LEVEL_KEYS = {
     "name", "description", "graphs", "implementations", "sources", "repetitions", "warmup", "weights",
-    "verification", "baseline", "time_limit", "output", "datasets", "targets",
+    "verification", "baseline", "time_limit", "output", "datasets", "targets", "figures",
 }
 TARGET_KEYS = {"source", "paper_bandwidth_gbs", "device_bandwidth_gbs", "mteps", "efficiency", "faster_than"}
 FASTER_THAN_KEYS = {"variant", "than", "graphs"}
+FIGURE_KEYS = {"name", "title", "x", "y", "graphs", "variants", "paper"}
+FIGURE_X = ("vertices", "arcs", "average_degree")  # or param:KEY, a generator parameter of each graph's spec
+FIGURE_Y = ("speedup", "time", "mteps", "efficiency")
 GRAPH_KEYS = {"graph", "label", "weights", "stand_in", "params"}
 IMPLEMENTATION_KEYS = {"name", "label", "params", "sources"}
 SOURCES_KEYS = {"count", "seed", "min_reached"}
@@ -295,6 +309,7 @@ def _validate(data: dict[str, Any], locator: _Locator, default_name: str) -> Con
     if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or time_limit <= 0:
         raise locator.fail("time_limit", f"expected a positive number of seconds per solve, got {time_limit!r}")
     targets = _targets(data.get("targets"), graphs, variants, locator)
+    figures = _figures(data.get("figures"), graphs, variants, locator)
     output = Path(_typed(data, "output", str, locator, "results"))
     datasets = Path(_typed(data, "datasets", str, locator, "datasets"))
 
@@ -308,6 +323,8 @@ def _validate(data: dict[str, Any], locator: _Locator, default_name: str) -> Con
         "verification": {"reference": reference, "reference_sources": reference_sources},
         "baseline": baseline, "time_limit": float(time_limit), "targets": targets,
     }
+    if figures:  # only when asked: configs without figures keep their hash
+        raw["figures"] = figures
     return Config(
         name, description, graphs, variants, source_count, source_seed, min_reached, repetitions, warmup,
         reference, reference_sources, baseline, float(time_limit), output, datasets, targets, raw, locator.path,
@@ -361,6 +378,75 @@ def _swept_parameters(variants: list[Variant]) -> dict[str, set[str]]:
     return swept
 
 
+def _name_checkers(graphs: list[GraphEntry], variants: list[Variant], locator: _Locator) -> tuple[Any, Any]:
+    """(graph_label, variant_name): checks of a name in `targets` or `figures`, each `(name, key path) -> name`
+    or a ConfigError naming the key."""
+    labels = {graph.label for graph in graphs}
+    config_variants = _variant_implementations(variants)
+
+    def graph_label(label: Any, key_path: str) -> str:
+        if label not in labels:
+            raise locator.fail(key_path, f"not a graph of this config ({', '.join(sorted(labels))})")
+        return label
+
+    def variant_name(name: Any, key_path: str) -> str:
+        """A name the report resolves (results/names.py): it stands for at least one variant of this config."""
+        if not isinstance(name, str) or not stands_for(name, config_variants):
+            raise locator.fail(key_path, "not an implementation of this config, nor a variant's name")
+        return name
+
+    return graph_label, variant_name
+
+
+def _figures(figures: Any, graphs: list[GraphEntry], variants: list[Variant], locator: _Locator) -> list | None:
+    """Line plots the report draws (the module docstring's `figures`), checked and with their defaults."""
+    if figures is None:
+        return None
+    if not isinstance(figures, list) or not figures:
+        raise locator.fail("figures", "expected a list of {name, title, x, y, graphs, variants, paper}")
+    graph_label, variant_name = _name_checkers(graphs, variants, locator)
+    checked: list[dict[str, Any]] = []
+    for index, figure in enumerate(figures):
+        path = f"figures[{index}]"
+        if not isinstance(figure, dict):
+            raise locator.fail(path, "expected a mapping {name, title, x, y, graphs, variants, paper}")
+        _check_keys(figure, FIGURE_KEYS, path, locator)
+        for required in ("name", "x", "graphs"):
+            if required not in figure:
+                raise locator.fail(path, f"missing required key {required!r}")
+        name = _typed(figure, "name", str, locator, "", path)
+        if not name or not all(char.isalnum() or char in "-_" for char in name):
+            raise locator.fail(f"{path}.name", f"expected letters, digits, '-' or '_' (a file name), got {name!r}")
+        if name in [earlier["name"] for earlier in checked]:
+            raise locator.fail(f"{path}.name", f"figure {name!r} appears twice")
+        x = _typed(figure, "x", str, locator, "", path)
+        if x not in FIGURE_X and not (x.startswith("param:") and len(x) > len("param:")):
+            raise locator.fail(f"{path}.x", f"expected one of {', '.join(FIGURE_X)} or param:KEY, got {x!r}")
+        y = _typed(figure, "y", str, locator, "speedup", path)
+        if y not in FIGURE_Y:
+            raise locator.fail(f"{path}.y", f"expected one of {', '.join(FIGURE_Y)}, got {y!r}")
+        on = figure["graphs"]
+        if not isinstance(on, list) or len(on) < 2:
+            raise locator.fail(f"{path}.graphs", "expected a list of two or more graph labels (the x axis's points)")
+        on = [graph_label(label, f"{path}.graphs") for label in on]
+        named = figure.get("variants", [])
+        if not isinstance(named, list):
+            raise locator.fail(f"{path}.variants", "expected a list of variants (leave it out for every variant)")
+        named = [variant_name(variant, f"{path}.variants") for variant in named]
+        paper = figure.get("paper", {})
+        if not isinstance(paper, dict):
+            raise locator.fail(f"{path}.paper", "expected a mapping of variant to the paper's values, one per graph")
+        for variant, values in paper.items():
+            key_path = f"{path}.paper.{variant}"
+            if not isinstance(values, list) or len(values) != len(on) or not all(
+                    value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)) for value in values):
+                raise locator.fail(key_path, f"expected {len(on)} numbers (or null where the paper gives none), one per "
+                                             "graph in the figure's order")
+        checked.append({"name": name, "title": _typed(figure, "title", str, locator, name, path), "x": x, "y": y,
+                        "graphs": on, "variants": named, "paper": {str(key): value for key, value in paper.items()}})
+    return checked
+
+
 def _targets(targets: Any, graphs: list[GraphEntry], variants: list[Variant], locator: _Locator) -> dict | None:
     """Speed goals (the module docstring's `targets`): `mteps` maps graph label -> variant -> the paper's MTEPS,
     which the report scales by device bandwidth / paper bandwidth (`device_bandwidth_gbs` maps a GPU name
@@ -381,19 +467,7 @@ def _targets(targets: Any, graphs: list[GraphEntry], variants: list[Variant], lo
     if not isinstance(devices, dict) or not all(
             isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 for value in devices.values()):
         raise locator.fail("targets.device_bandwidth_gbs", "expected a mapping of GPU name fragment to GB/s, e.g. {H100: 3350}")
-    labels = {graph.label for graph in graphs}
-    config_variants = _variant_implementations(variants)
-
-    def graph_label(label: Any, key_path: str) -> str:
-        if label not in labels:
-            raise locator.fail(key_path, f"not a graph of this config ({', '.join(sorted(labels))})")
-        return label
-
-    def variant_name(name: Any, key_path: str) -> str:
-        """A name the report resolves (results/names.py): it stands for at least one variant of this config."""
-        if not isinstance(name, str) or not stands_for(name, config_variants):
-            raise locator.fail(key_path, "not an implementation of this config, nor a variant's name")
-        return name
+    graph_label, variant_name = _name_checkers(graphs, variants, locator)
 
     def positive(value: Any, key_path: str, what: str) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:

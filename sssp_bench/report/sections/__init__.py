@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from . import claims, failures, graphs, heading, metrics, provenance, results_table, roofline, speed_targets
+from . import (
+    claims, failures, figures, graphs, heading, metrics, provenance, results_table, roofline, speed_targets,
+)
 
 if TYPE_CHECKING:
     from .. import Report
@@ -20,6 +22,7 @@ SECTIONS: tuple[Callable[[Report], list[str]], ...] = (
     roofline.section,       # the floor under each solve
     speed_targets.section,  # papers' MTEPS, scaled by bandwidth
     claims.section,         # papers' findings and issues' asks, judged
+    figures.section,        # papers' figures redrawn: the line plots a config asks for
     failures.section,       # what did not end verified, and why
     metrics.section,        # what each column means
 )

@@ -1,0 +1,90 @@
+"""Figures: a config's `figures` drawn by the report from a real run, a paper's line plot redrawn (speedup against
+size, as the course project plots it), with the paper's published values beside ours."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from sssp_bench.errors import ConfigError
+from sssp_bench.report import build_report, write_report
+from sssp_bench.results.figures import x_value
+from sssp_bench.run.runner import start_run
+
+from runs import make_config
+
+SIZE_SCALING = """
+    graphs:
+      - {graph: "random:n=500,m=5000,seed=1", label: size-500}
+      - {graph: "random:n=2000,m=20000,seed=1", label: size-2K}
+      - {graph: "random:n=8000,m=80000,seed=1", label: size-8K}
+    implementations: [cpu-dijkstra, cpu-bf-queue, {name: cpu-bf, sources: 2}]
+    sources: {count: 4}
+    baseline: cpu-dijkstra
+    figures:
+      - name: size
+        title: Speedup over Dijkstra against size
+        x: vertices
+        graphs: [size-500, size-2K, size-8K]
+        paper: {cpu-bf-queue: [0.5, null, 0.8], published-only: [1, 2, 4]}
+      - {name: degree, x: "param:m", y: time, graphs: [size-500, size-8K], variants: [cpu-bf]}
+"""
+
+
+@pytest.fixture(scope="module")
+def size_run(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("figures")
+    return start_run(make_config(tmp_path, SIZE_SCALING), run_id="sizes", show_progress=False).run_dir
+
+
+def test_each_variant_but_the_baseline_is_a_line_through_every_graph(size_run):
+    size, degree = build_report(size_run).figures
+    measured = size.points[~size.points["published"]]
+    assert set(measured["series"]) == {"cpu-bf-queue", "cpu-bf"}
+    assert sorted(measured.loc[measured["series"] == "cpu-bf-queue", "x"]) == [500.0, 2000.0, 8000.0]
+    assert all(value > 0 and math.isfinite(value) for value in measured["value"])
+    published = size.points[size.points["published"]]
+    assert sorted(published.loc[published["series"] == "cpu-bf-queue", "x"]) == [500.0, 8000.0]  # null: no point
+    assert list(published.loc[published["series"] == "published-only", "value"]) == [1.0, 2.0, 4.0]
+    assert (degree.y, degree.x_label, set(degree.points["series"])) == ("time", "m", {"cpu-bf"})
+    assert sorted(degree.points["x"]) == [5000.0, 80000.0]  # the generator's own parameter
+
+
+def test_the_report_draws_each_figure_and_tabulates_its_points(size_run):
+    written = write_report(size_run)
+    assert written["figure-size"].is_file() and (size_run / "figure-size.png").is_file()
+    assert written["figure-degree"].is_file()
+    report = (size_run / "report.md").read_text()
+    assert "## Figures" in report and "![Speedup over Dijkstra against size](figure-size.svg)" in report
+    assert "| series | size-500 (500) | size-2K (2000) | size-8K (8000) |" in report
+    assert "| cpu-bf-queue (paper) | 0.5 | - | 0.8 |" in report
+    assert "| published-only (paper) | 1.00 | 2.00 | 4.00 |" in report
+
+
+def test_x_is_read_from_the_graphs_record():
+    record = {"n": 100, "m": 400, "provenance": {"params": {"degree": 4, "seed": 1, "directed": True}}}
+    assert [x_value(record, x) for x in ("vertices", "arcs", "average_degree", "param:degree")] == [100, 400, 4, 4]
+    assert x_value(record, "param:directed") is None and x_value({}, "arcs") is None
+
+
+@pytest.mark.parametrize("figures, message", [
+    ("[{name: s, x: arcs, graphs: [size-500, nowhere]}]", r"figures\[0\].graphs: not a graph of this config"),
+    ("[{name: s, x: height, graphs: [size-500, size-2K]}]", r"figures\[0\].x: expected one of vertices, arcs"),
+    ("[{name: s, x: arcs, y: joules, graphs: [size-500, size-2K]}]", r"figures\[0\].y: expected one of speedup"),
+    ("[{name: s, x: arcs, graphs: [size-500]}]", r"expected a list of two or more graph labels"),
+    ("[{name: s, x: arcs, graphs: [size-500, size-2K], variants: [hbf]}]", r"figures\[0\].variants: not an impl"),
+    ("[{name: s, x: arcs, graphs: [size-500, size-2K], paper: {a: [1]}}]", r"figures\[0\].paper.a: expected 2 numbers"),
+    ("[{name: s, x: arcs, graphs: [size-500, size-2K]}, {name: s, x: arcs, graphs: [size-500, size-2K]}]",
+     r"figures\[1\].name: figure 's' appears twice"),
+    ("[{name: s/t, x: arcs, graphs: [size-500, size-2K]}]", r"figures\[0\].name: expected letters, digits"),
+])
+def test_a_mistake_in_a_figure_names_its_key(tmp_path, figures, message):
+    text = SIZE_SCALING.split("    figures:")[0] + f"    figures: {figures}\n"
+    with pytest.raises(ConfigError, match=message):
+        make_config(tmp_path, text)
+
+
+def test_a_config_without_figures_keeps_its_hash(tmp_path):
+    plain = make_config(tmp_path, SIZE_SCALING.split("    figures:")[0])
+    assert "figures" not in plain.raw
