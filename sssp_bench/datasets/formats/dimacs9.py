@@ -80,10 +80,25 @@ class DimacsParser(FormatParser):
     format_name = "dimacs9"
     suffix = ".gr"
     line_kernel = staticmethod(_parse_arc_lines)
+    # What the 'p' line names and what a record is: the PACE format (pace.py) shares this header, with its own.
+    problem = "sp"
+    record_fields = "u v w"
+    weighted = True
 
     def __init__(self, label, options):
         super().__init__(label, options)
         self.p_line = None
+
+    @classmethod
+    def recognizes(cls, head: bytes) -> bool:
+        """Whether the file's first bytes hold this problem's 'p' line (or no 'p' line yet: nothing against it)."""
+        for text in head.splitlines():
+            tokens = text.split()
+            if tokens and tokens[0] == b"p":
+                return tokens[1:2] == [cls.problem.encode()]
+            if tokens and tokens[0] != b"c":
+                return True
+        return True
 
     def header_line(self, text: bytes, line: int) -> str:
         stripped = text.strip()
@@ -94,20 +109,21 @@ class DimacsParser(FormatParser):
             self.header_comments += 1
             return HEADER_MORE
         tokens = stripped.split()
+        p_shape = f"'p {self.problem} n m'"
         if tokens[0] == b"a":
-            raise self.fail(line, f"an arc before the 'p sp n m' line, expected 'p sp n m' first, got {shown!r}")
+            raise self.fail(line, f"an arc before the {p_shape} line, expected {p_shape} first, got {shown!r}")
         if tokens[0] != b"p":
-            raise self.fail(line, f"expected a 'c' comment or the 'p sp n m' line, got {shown!r}")
+            raise self.fail(line, f"expected a 'c' comment or the {p_shape} line, got {shown!r}")
         numbers = integer_tokens(tokens[2:])
-        if (len(tokens) != 4 or tokens[1] != b"sp" or numbers is None
+        if (len(tokens) != 4 or tokens[1] != self.problem.encode() or numbers is None
                 or not 0 <= numbers[0] <= INT32_MAX or numbers[1] < 0):
-            raise self.fail(line, f"expected 'p sp n m' with integers 0 <= n <= {INT32_MAX} and m >= 0, got {shown!r}")
+            raise self.fail(line, f"expected {p_shape} with integers 0 <= n <= {INT32_MAX} and m >= 0, got {shown!r}")
         n, m = numbers
         self.p_line = line
-        self.header.update({"n": n, "m": m, "problem": "sp", "fields": "u v w", "line": line})
+        self.header.update({"n": n, "m": m, "problem": self.problem, "fields": self.record_fields, "line": line})
         self.state[S_N] = n
         self.state[S_ARC_LIMIT] = m
-        weight_dtype = None if self.options.binarize else np.int32
+        weight_dtype = None if self.options.binarize or not self.weighted else np.int32
         self.arcs = ArcStore(with_sources=True, weight_dtype=weight_dtype, expected=m)
         return HEADER_DONE
 
@@ -131,13 +147,16 @@ class DimacsParser(FormatParser):
         return f"expected a 'c' comment or an {_ARC_SHAPE} arc line, got {text!r}"
 
     def finish(self):
+        p_shape = f"'p {self.problem} n m'"
         if not self.header_done:
             if self.line == 0:
-                raise self.fail(1, "empty file, expected a DIMACS 'p sp n m' line")
-            raise self.fail(self.line, "the file ends without a 'p sp n m' line (only comments and blank lines)")
+                raise self.fail(1, f"empty file, expected a DIMACS {p_shape} line")
+            raise self.fail(self.line, f"the file ends without a {p_shape} line (only comments and blank lines)")
         arcs = int(self.state[S_ARCS])
         if arcs != self.header["m"]:
-            raise self.fail(self.p_line, f"the 'p sp' line says m={self.header['m']} arcs, the file has {arcs}")
+            unit = "arcs" if self.weighted else "edges"
+            raise self.fail(self.p_line, f"the 'p {self.problem}' line says m={self.header['m']} {unit}, "
+                                         f"the file has {arcs}")
         row_offsets, column_ids, weights, _ = csr_from_arcs(
             self.header["n"], self.arcs.take(self.state), bool(self.state[S_SORTED]))
         stats = {
