@@ -214,12 +214,15 @@ class Runner:
             stand_in, force = self._stand_in_choice(entry)
             chosen, _ = choose_graph(entry.graph, self.config.datasets, stand_in, force)
             if not is_generator_spec(chosen):
-                resolve_path(chosen, self.config.datasets)
+                resolve_path(chosen, self.config.datasets, entry.convert)
 
     def _stand_in_choice(self, entry) -> tuple[str | None, bool]:
         """(the stand-in spec the entry allows, whether to force it): a resumed run keeps what it began with,
-        the real graph or the stand-in, even if the dataset cache changed in between."""
+        the real graph or the stand-in, even if the dataset cache changed in between; the stand-in half of
+        `stand_in: both` is always the stand-in."""
         recorded = self.manifest.get("graphs", {}).get(entry.label)
+        if entry.stand_in_only:
+            return entry.stand_in, True
         if entry.stand_in is None or not recorded:
             return entry.stand_in, False
         if recorded.get("stand_in_for"):
@@ -293,7 +296,8 @@ class Runner:
         started = time.perf_counter()
         try:
             stand_in, force = self._stand_in_choice(entry)
-            loaded = load_graph(entry.graph, entry.label, entry.weights, config.datasets, stand_in, force)
+            loaded = load_graph(entry.graph, entry.label, entry.weights, config.datasets, stand_in, force,
+                                entry.convert)
         except (UserError, OSError, MemoryError) as error:
             status, message = classify(error) if not isinstance(error, UserError) else ("error", str(error))
             for variant in config.variants_on(entry.label):

@@ -3,6 +3,7 @@ generator specs and why each fits the graph it replaces."""
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -60,6 +61,8 @@ def _origin(info: dict[str, Any]) -> str:
         return f"stand-in {STAND_IN_MARK}: generated {info.get('stand_in') or provenance.get('spec') or '?'}"
     if provenance.get("catalog_entry"):
         return f"{provenance.get('collection', '')} {provenance['catalog_entry']}".strip()
+    if provenance.get("source_file"):  # sssp-bench import, or a graph file a config names by path
+        return f"{info.get('origin') or 'file'} from {PurePosixPath(str(provenance['source_file'])).name}"
     if provenance.get("spec"):
         return f"generated {provenance['spec']}"
     return info.get("origin") or "-"
