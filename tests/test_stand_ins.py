@@ -118,7 +118,7 @@ def test_allowing_a_stand_in_changes_the_config_hash():
     ('{graph: asia.osm, stand_in: "tree:n=5"}', r"graphs\[0\].stand_in: .*unknown generator 'tree'"),
     ('{graph: "grid:rows=4", stand_in: auto}', r"graphs\[0\].stand_in: 'grid:rows=4' is not a catalog graph"),
     ("{graph: rmat.3Mv.20Me, stand_in: auto}", r"graphs\[0\].stand_in: rmat.3Mv.20Me is generated here"),
-    ("{graph: wiki-Vote, stand_in: auto}", r"graphs\[0\].stand_in: the catalog gives wiki-Vote no stand-in"),
+    ("{graph: USA-road-t.NY, stand_in: auto}", r"graphs\[0\].stand_in: the catalog gives USA-road-t.NY no stand-in"),
 ])
 def test_refused_stand_ins_say_file_line_and_key(entry, message):
     text = f"implementations: [cpu-dijkstra]\ngraphs: [{entry}]\n"

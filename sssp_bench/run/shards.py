@@ -89,8 +89,7 @@ def estimated_arcs(entry: GraphEntry, datasets: Path = Path("datasets")) -> floa
     if found is not None:
         if found.generated and found.spec:
             return spec_arcs(found.spec)
-        doubled = found.m_unit == "edges" and not found.directed  # an undirected edge is two arcs
-        return float(found.m * (2 if doubled else 1))
+        return float(found.arcs)
     from ..graph.csr import read_header
 
     path, _ = resolve_path(entry.graph, datasets, entry.convert)
