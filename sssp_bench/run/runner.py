@@ -343,7 +343,7 @@ class Runner:
             "characteristics": graph.meta.get("characteristics", {}), "table1": graph.meta.get("table1", {}),
             "sources": sources, "load_s": load_s, "sources_s": sources_s,
             "stand_in_for": loaded.stand_in_for, "stand_in": loaded.stand_in,
-            "stand_in_note": _stand_in_note(loaded),
+            "stand_in_note": _stand_in_note(loaded), "real_graph": _real_graph(loaded, self.config.datasets),
         }
         write_json_atomic(self.manifest_path, self.manifest)
 
@@ -519,6 +519,23 @@ def _stand_in_note(loaded: LoadedGraph) -> str:
 
     entry = catalog.find(loaded.stand_in_for) if loaded.stand_in_for else None
     return entry.stand_in_note if entry is not None and entry.stand_in == loaded.stand_in else ""
+
+
+def _real_graph(loaded: LoadedGraph, datasets: Path) -> dict[str, Any] | None:
+    """For a stand-in: what is known of the real graph's Table 1, for the report's stand-in fidelity section to put
+    beside the stand-in's: the cached real graph's own (`stand_in: both`, or a resumed run that began with the
+    stand-in), else the catalog's size and published facts. None for a real graph."""
+    from ..datasets import catalog
+    from ..graph.csr import read_sidecar
+
+    entry = catalog.find(loaded.stand_in_for) if loaded.stand_in_for else None
+    if entry is None:
+        return None
+    if catalog.is_fetched(entry, datasets):
+        table1 = read_sidecar(datasets / f"{entry.name}.csr").get("table1")
+        if table1:
+            return {"source": "dataset cache", "table1": table1}
+    return {"source": "catalog", "table1": entry.published_table1()}
 
 
 def _now() -> str:
