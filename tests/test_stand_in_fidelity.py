@@ -23,11 +23,11 @@ def test_both_runs_the_real_graph_and_the_catalogs_stand_in_under_two_labels():
         implementations: [cpu-dijkstra, cpu-bf-queue]
     """), "x.yaml")
     real, stand_in = config.graphs
-    assert (real.label, real.stand_in, real.stand_in_only) == ("rome99", None, False)
-    assert (stand_in.label, stand_in.stand_in, stand_in.stand_in_only) == (
-        "rome99" + STAND_IN_SUFFIX, catalog.lookup("rome99").stand_in, True)
+    assert (real.label, real.stand_in, real.beside) == ("rome99", None, None)
+    assert (stand_in.label, stand_in.stand_in, stand_in.beside) == (
+        "rome99" + STAND_IN_SUFFIX, catalog.lookup("rome99").stand_in, "rome99")
     assert real.params == stand_in.params and real.weights == stand_in.weights == "keep"
-    assert config.raw["graphs"][1]["stand_in_only"] is True and "stand_in" not in config.raw["graphs"][0]
+    assert config.raw["graphs"][1]["beside"] == "rome99" and "stand_in" not in config.raw["graphs"][0]
 
 
 def test_both_needs_a_catalog_stand_in():
@@ -122,3 +122,19 @@ def test_a_swap_within_noise_is_not_flagged(tmp_path):
     fidelity, run = fidelity_of(tmp_path, [1.0, 1.01, 4.0], [1.01, 1.0, 4.0], jitter=0.2)
     assert fidelity.verdict == DIFFERS_WITHIN_NOISE and fidelity.swaps == []
     assert "Orders the implementations differently" not in render_markdown(build_report(run))
+
+
+def test_each_stand_in_is_compared_with_the_real_graph_it_ran_beside(tmp_path):
+    # one real graph twice (its own weights and uniform ones), each with its stand-in beside it
+    graphs = {**GRAPHS, "road-uniform": {**GRAPHS["road"]},
+              "road-uniform-stand-in": {**GRAPHS["road-stand-in"], "beside": "road-uniform"},
+              "road-stand-in": {**GRAPHS["road-stand-in"], "beside": "road"}}
+    rows = []
+    for graph, scales in (("road", [1, 2]), ("road-stand-in", [2, 1]), ("road-uniform", [1, 2]),
+                          ("road-uniform-stand-in", [1, 2])):
+        for variant, scale in zip("ab", scales):
+            rows += timed(graph, variant, scale)
+    run = write_run(tmp_path / "r1", manifest("r1", graphs=graphs), rows)
+    found = {fidelity.stand_in_label: (fidelity.real_label, fidelity.verdict)
+             for fidelity in stand_in_fidelity(run, summarize(run))}
+    assert found == {"road-stand-in": ("road", DIFFERS), "road-uniform-stand-in": ("road-uniform", SAME_ORDER)}

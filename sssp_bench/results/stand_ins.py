@@ -66,8 +66,7 @@ def stand_in_fidelity(runs: Any, summary: pd.DataFrame,
     times = verified_times(label_rows(loaded))
     found = []
     for label, info in stand_ins:
-        real_label = next((other for other, record in records.items() if not record.get("stand_in_for")
-                           and (record.get("provenance") or {}).get("catalog_entry") == info["stand_in_for"]), None)
+        real_label = _real_label(label, info, records)
         recorded = info.get("real_graph") or {}
         fidelity = Fidelity(label, str(info["stand_in_for"]), str(info.get("stand_in") or ""),
                             info.get("table1") or {},
@@ -77,6 +76,14 @@ def stand_in_fidelity(runs: Any, summary: pd.DataFrame,
             _compare_orders(fidelity, summary, times, options)
         found.append(fidelity)
     return found
+
+
+def _real_label(label: str, info: dict[str, Any], records: dict[str, dict[str, Any]]) -> str | None:
+    """The label under which the stand-in's real graph ran in these runs: the one it ran beside (`stand_in: both`),
+    else any graph made from the same catalog entry; None when it did not run."""
+    real = [other for other, record in records.items() if not record.get("stand_in_for")
+            and (record.get("provenance") or {}).get("catalog_entry") == info["stand_in_for"]]
+    return info.get("beside") if info.get("beside") in real else next(iter(real), None)
 
 
 def _compare_orders(fidelity: Fidelity, summary: pd.DataFrame, times: pd.DataFrame, options: CompareOptions) -> None:

@@ -106,7 +106,8 @@ class GraphEntry:
     stand_in: str | None = None  # generator spec to run when the catalog graph is not fetched; None: it is required
     params: dict[str, dict[str, Any]] = field(default_factory=dict)  # variant name -> its parameters on this graph
     convert: dict[str, Any] | None = None  # how a graph file is read (format, member, directed, cleaning options)
-    stand_in_only: bool = False  # the stand-in runs even where the real graph is fetched (`stand_in: both`)
+    beside: str | None = None  # `stand_in: both`: the label of the real graph this stand-in runs beside (it runs even
+                               # where the real graph is fetched)
 
     def variant(self, variant: Variant) -> Variant:
         """The variant as it runs on this graph: its parameters with this graph's replacements."""
@@ -349,8 +350,8 @@ def _raw_graph(entry: GraphEntry) -> dict[str, Any]:
     raw = {"graph": entry.graph, "label": entry.label, "weights": entry.weights}
     if entry.stand_in is not None:  # only then, so that configs without stand-ins keep their hashes
         raw["stand_in"] = entry.stand_in
-    if entry.stand_in_only:
-        raw["stand_in_only"] = True
+    if entry.beside is not None:
+        raw["beside"] = entry.beside
     if entry.params:
         raw["params"] = entry.params
     if entry.convert is not None:
@@ -540,7 +541,7 @@ def _graphs(entries: Any, default_weights: Any, locator: _Locator) -> list[Graph
             convert = _convert(entry.get("convert", {}), graph, f"{key_path}.convert", locator) or None
         if both:
             graphs.append(GraphEntry(graph, label, weights, None, params))
-            graphs.append(GraphEntry(graph, label + STAND_IN_SUFFIX, weights, stand_in, params, stand_in_only=True))
+            graphs.append(GraphEntry(graph, label + STAND_IN_SUFFIX, weights, stand_in, params, beside=label))
         else:
             graphs.append(GraphEntry(graph, label, weights, stand_in, params, convert))
     labels = [graph.label for graph in graphs]

@@ -41,7 +41,7 @@ import numpy as np
 
 from .. import impls, jsonfile
 from . import provenance, roofline, verify
-from .config import Config, Variant
+from .config import Config, GraphEntry, Variant
 from ..errors import NegativeCycleError, UnsupportedGraphError, UserError
 from ..gpu import certificate as device_certificate
 from ..gpu import runtime as gpu_runtime
@@ -221,7 +221,7 @@ class Runner:
         the real graph or the stand-in, even if the dataset cache changed in between; the stand-in half of
         `stand_in: both` is always the stand-in."""
         recorded = self.manifest.get("graphs", {}).get(entry.label)
-        if entry.stand_in_only:
+        if entry.beside is not None:
             return entry.stand_in, True
         if entry.stand_in is None or not recorded:
             return entry.stand_in, False
@@ -310,13 +310,14 @@ class Runner:
         graph = loaded.graph
         if loaded.stand_in_for:
             self.stand_ins[entry.label] = (loaded.stand_in_for, loaded.stand_in)
-            self.log(f"{entry.label}: {loaded.stand_in_for} is not fetched; its stand-in {loaded.stand_in} runs instead")
+            self.log(f"{entry.label}: the stand-in {loaded.stand_in} runs beside {entry.beside}" if entry.beside else
+                     f"{entry.label}: {loaded.stand_in_for} is not fetched; its stand-in {loaded.stand_in} runs instead")
         progress.describe(entry.label, "picking sources")
         started = time.perf_counter()
         cache = sources_cache_path(loaded.path, config.source_count, config.source_seed, config.min_reached)
         sources = cached_sources(graph, cache, config.source_count, config.source_seed, config.min_reached)
         sources_s = time.perf_counter() - started
-        self._record_graph(loaded, sources, load_s, sources_s)
+        self._record_graph(entry, loaded, sources, load_s, sources_s)
         if len(sources) < config.source_count:
             self.log(f"{entry.label}: only {len(sources)} of {config.source_count} vertices qualify as sources")
             progress.advance(self._solves_per_graph(entry.label, config.source_count)
@@ -332,7 +333,8 @@ class Runner:
             device_certificate.release()
             gpu_runtime.release_device_graphs()  # the next graph gets the device memory (a no-op without CuPy)
 
-    def _record_graph(self, loaded: LoadedGraph, sources: list[int], load_s: float, sources_s: float) -> None:
+    def _record_graph(self, entry: GraphEntry, loaded: LoadedGraph, sources: list[int], load_s: float,
+                      sources_s: float) -> None:
         graph = loaded.graph
         self.manifest["graphs"][loaded.label] = {
             "n": graph.n, "m": graph.m, "directed": graph.directed, "weighted": graph.weighted,
@@ -344,6 +346,7 @@ class Runner:
             "sources": sources, "load_s": load_s, "sources_s": sources_s,
             "stand_in_for": loaded.stand_in_for, "stand_in": loaded.stand_in,
             "stand_in_note": _stand_in_note(loaded), "real_graph": _real_graph(loaded, self.config.datasets),
+            "beside": entry.beside,
         }
         write_json_atomic(self.manifest_path, self.manifest)
 

@@ -122,7 +122,7 @@ def preflight(config: Config) -> None:
     from ..graph.load import choose_graph, resolve_path
 
     for entry in config.graphs:
-        chosen, _ = choose_graph(entry.graph, config.datasets, entry.stand_in, entry.stand_in_only)
+        chosen, _ = choose_graph(entry.graph, config.datasets, entry.stand_in, entry.beside is not None)
         resolve_path(chosen, config.datasets, entry.convert)  # a generator spec is generated, a graph file converted
 
 
