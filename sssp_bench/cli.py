@@ -73,6 +73,55 @@ def fetch(names: tuple[str, ...], mirror: str | None, from_file: Path | None, fo
         click.echo(f"{fetched.name}: {fetched.status}: {fetched.path}")
 
 
+CLEANING_FLAGS = {  # the cleaning options (catalog.CLEAN_KEYS) as `import` flags; formats/__init__.py says what each does
+    "symmetrize": "Add the reverse of every arc, keeping the lightest arc of each pair (an undirected graph).",
+    "drop_self_loops": "Remove arcs u -> u.",
+    "merge_parallel": "Keep only the lightest of parallel arcs.",
+    "binarize": "Drop the values: an unweighted graph (a matrix's pattern).",
+    "drop_diagonal": "Remove a matrix's diagonal entries (the same as --drop-self-loops).",
+    "largest_component": "Keep the largest weakly connected component, renumbered.",
+}
+
+
+def _cleaning_flags(command):
+    for key, help_text in reversed(CLEANING_FLAGS.items()):
+        command = click.option(f"--{key.replace('_', '-')}", key, is_flag=True, help=help_text)(command)
+    return command
+
+
+@cli.command(name="import")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--name", default=None, help="The graph's name in the dataset cache and in configs (default: the "
+                                             "file's name without its format and compression suffixes).")
+@click.option("--format", "fmt", default=None, metavar="FORMAT",
+              help="dimacs9, metis, snap, mtx or pace (default: from the file's name and first bytes).")
+@click.option("--member", default=None, help="The file to read inside an archive holding several.")
+@click.option("--directed/--undirected", default=None,
+              help="Directed or undirected (default: the format's own; a SNAP edge list must be told).")
+@_cleaning_flags
+@click.option("--force", is_flag=True, help="Replace a graph already imported under NAME.")
+@DATASETS_OPTION
+def import_command(file: Path, name: str | None, fmt: str | None, member: str | None, directed: bool | None,
+                   force: bool, datasets: Path | None, **cleaning: bool) -> None:
+    """Convert a graph FILE the catalog does not list into the dataset cache, through the same parsers and checks
+    as fetch; a config then names it like a catalog graph, and `info NAME` describes it.
+
+    \b
+    sssp-bench import ../shared/datasets/power.graph
+    sssp-bench import p2p-Gnutella04.txt.gz --directed --name gnutella04
+    sssp-bench import BAY.gr.xz --name bay-roads         # PACE .gr: unweighted; give a config `weights:`
+    """
+    from .datasets.user_graphs import Reading, import_graph
+    from .graph.csr import read_header
+
+    reading = Reading(fmt, member, directed, {key: True for key, on in cleaning.items() if on})
+    imported = import_graph(file, datasets or Path("datasets"), name=name, reading=reading, force=force,
+                            log=lambda message: click.echo(message, err=True))
+    header = read_header(imported.path)
+    click.echo(f"{imported.name}: {imported.status}: {imported.path} (n={header['n']:,}, m={header['m']:,} arcs); "
+               f"a config names it `{imported.name}`, `sssp-bench info {imported.name}` describes it")
+
+
 @cli.command()
 @click.argument("spec")
 @click.argument("params", nargs=-1)
@@ -423,8 +472,9 @@ def compare(runs: tuple[Path, ...], between: tuple[str, str] | None, graphs: tup
 @click.option("--paper", default=None, help="Only the catalog graphs of one paper (hbf, bfs4k, course, ...).")
 @DATASETS_OPTION
 def list_command(paper: str | None, datasets: Path | None) -> None:
-    """List implementations (and whether they run here), generators, and the catalog with what is fetched."""
-    from .datasets import catalog
+    """List implementations (and whether they run here), generators, the catalog with what is fetched, and the
+    graphs imported into the dataset cache."""
+    from .datasets import catalog, user_graphs
     from .graph import generators
     from . import impls
     folder = datasets or Path("datasets")
@@ -446,6 +496,13 @@ def list_command(paper: str | None, datasets: Path | None) -> None:
         fetched = "yes" if catalog.is_fetched(entry, folder) else ""
         click.echo(f"  {entry.name:<20} {entry.collection:<11} {entry.n:>12,} {entry.m:>13,} {entry.m_unit:<5} "
                    f"{fetched:<8} {','.join(entry.papers)}")
+    imported = user_graphs.imported_graphs(folder) if paper is None else []
+    if imported:
+        click.echo(f"imported (sssp-bench import) into {folder}/:")
+        for name, sidecar in imported:
+            facts = sidecar.get("characteristics") or {}
+            source = Path(str((sidecar.get("provenance") or {}).get("source_file", "?"))).name
+            click.echo(f"  {name:<20} {'':<11} {facts.get('n', 0):>12,} {facts.get('m', 0):>13,} arcs  from {source}")
 
 
 @cli.command()
@@ -454,7 +511,8 @@ def list_command(paper: str | None, datasets: Path | None) -> None:
               help="Also write the log-log out-degree distribution plot (PNG or SVG) here.")
 @DATASETS_OPTION
 def info(graph: str, plot: Path | None, datasets: Path | None) -> None:
-    """Describe GRAPH (a fetched catalog name, a generator spec or a .csr path) as the papers' Table 1 does.
+    """Describe GRAPH (a fetched catalog name, an imported graph's name, a generator spec or a graph file's path)
+    as the papers' Table 1 does.
 
     Directed, V, arcs, average/std/max/mode out-degree, approximate diameter (double-sweep BFS, hops),
     self-loops, parallel arcs, weight range, and where the graph came from.

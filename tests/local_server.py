@@ -226,4 +226,4 @@ def shared_datasets() -> Path:
 def readme_sha256(folder: Path) -> dict[str, str]:
     """{file name: sha256} from the README's hash block (`<64 hex>  <name>` lines)."""
     text = (folder / "README.md").read_text(encoding="utf-8")
-    return {name: digest for digest, name in re.findall(r"^([0-9a-f]{64})\s+\*?(\S+)\s*$", text, re.MULTILINE)}
+    return {name: digest for digest, name in re.findall(r"^\s*([0-9a-f]{64})\s+\*?(\S+)\s*$", text, re.MULTILINE)}

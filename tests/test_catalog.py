@@ -75,6 +75,23 @@ def test_generated_entries_have_valid_specs():
                 assert params["m"] == entry.m
 
 
+def test_the_pace_road_networks_are_the_dimacs_ones_and_found_by_file_name_on_a_mirror():
+    for region in ("BAY", "COL", "NE", "NW"):
+        pace, dimacs = catalog.lookup(f"USA-road-pace.{region}"), catalog.lookup(f"USA-road-d.{region}")
+        assert pace.format == "pace" and pace.file_name == f"{region}.gr.xz" and not pace.weighted
+        assert pace.n == dimacs.n and 0.98 * dimacs.m < pace.arcs <= dimacs.m  # parallel roads merged
+        assert "weights spec is needed" in pace.note
+
+
+def test_published_facts_are_table1_keys_and_only_where_the_note_quotes_them():
+    for entry in catalog.entries():
+        assert set(entry.published) <= catalog.PUBLISHED_KEYS, entry.name
+        if entry.published:
+            assert entry.stand_in and "real" in entry.stand_in_note, entry.name
+    asia = catalog.lookup("asia.osm").published_table1()
+    assert asia["diameter"] == 38576 and asia["n"] == 11950757 and asia["m"] == 25423206
+
+
 def test_checked_entries_carry_size_and_hash():
     for entry in catalog.entries():
         if entry.checked and not entry.generated:

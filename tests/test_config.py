@@ -13,6 +13,12 @@ implementations: [cpu-dijkstra]
 """
 
 
+BOTH_KINDS = """
+graphs: ["grid:rows=4,cols=4"]
+implementations: [cpu-dijkstra, cpu-bf-queue, cpu-bfs]
+"""
+
+
 def config_from(text, path="x.yaml"):
     return parse_config(textwrap.dedent(text), path)
 
@@ -25,6 +31,15 @@ def test_minimal_config_gets_documented_defaults():
     assert config.baseline == "cpu-dijkstra"
     assert [variant.name for variant in config.variants] == ["cpu-dijkstra"]
     assert config.graphs[0].label == "grid:rows=4,cols=4" and config.graphs[0].weights == "keep"
+
+
+def test_a_baseline_per_problem_kind_divides_each_kind_by_its_own():
+    per_kind = config_from(BOTH_KINDS + "baseline: {sssp: cpu-dijkstra, bfs: cpu-bfs}\n")
+    assert per_kind.baseline == {"sssp": "cpu-dijkstra", "bfs": "cpu-bfs"} and per_kind.raw["name"] == "run"
+    assert config_from(BOTH_KINDS + "baseline: cpu-dijkstra\n").baseline == "cpu-dijkstra"  # as it always meant
+    # without a baseline: Dijkstra for SSSP and, where it runs, the sequential BFS for BFS
+    assert config_from(BOTH_KINDS).baseline == {"sssp": "cpu-dijkstra", "bfs": "cpu-bfs"}
+    assert config_from(MINIMAL).baseline == "cpu-dijkstra"
 
 
 def test_a_list_of_values_sweeps_a_parameter():
@@ -118,6 +133,10 @@ def test_the_hash_changes_with_the_config():
      r"implementations\[0\].sources: expected a positive number of sources, got 0"),
     (MINIMAL + "baseline: cpu-bfs\n", r"baseline: 'cpu-bfs' is not one of the implementations run: cpu-dijkstra"),
     (MINIMAL + "verification: {reference: magic}\n", r"unknown implementation 'magic' \(known: "),
+    (BOTH_KINDS + "baseline: {sssp: cpu-bfs}\n", r"x.yaml:4: baseline.sssp: 'cpu-bfs' solves bfs, not sssp"),
+    (BOTH_KINDS + "baseline: {bfs: hbf}\n", r"baseline.bfs: 'hbf' is not one of the implementations run"),
+    (BOTH_KINDS + "baseline: {apsp: cpu-dijkstra}\n", r"baseline.apsp: not a problem kind \(kinds: bfs, sssp\)"),
+    (BOTH_KINDS + "baseline: {}\n", r"baseline: expected one variant name, or a mapping of problem kind to one"),
     ('graphs: ["grid:rows=4"]\nimplementations: [gpu-magic]\n', r"x.yaml:2: implementations\[0\].name: unknown implementation 'gpu-magic'"),
     ('graphs: ["grid:rows=4"]\nimplementations: [{name: cpu-dijkstra, params: {speed: 11}}]\n',
      r"implementations\[0\].params: cpu-dijkstra has no parameter 'speed'"),

@@ -25,7 +25,10 @@ EXPERIMENT_CONFIGS = sorted(ROOT.joinpath("experiments").glob("*/*.yaml"))
 CONFIGS = HARNESS_CONFIGS + EXPERIMENT_CONFIGS
 PAPER_CONFIGS = {"hbf": ["hbf-table2", "hbf-table3", "hbf-fig9", "bf-family"],
                  "bfs4k": ["bfs4k-table2", "bfs4k-fig14", "bfs4k-knobs"]}
-REAL_GRAPHS_ONLY = {"bf-family"}  # runs the real USA-road-d.NY, fetched first (its header says so)
+REAL_GRAPHS_ONLY = {  # configs whose downloaded graphs are offline (../shared/datasets): fetched first, no stand-in
+    "bf-family",      # the real USA-road-d.NY
+    "bfs4k-knobs",    # the real road network USA-road-pace.NE (PACE 2016's copy of DIMACS 9's NE)
+}
 
 
 def implementation_names(path):
@@ -67,6 +70,16 @@ def test_paper_configs_keep_the_papers_graph_names_and_allow_every_stand_in():
             entry = catalog.find(name)
             if entry is not None and not entry.generated:
                 assert isinstance(item, dict) and item.get("stand_in") == "auto", (stem, name)
+
+
+def test_configs_that_need_a_real_graph_name_one_that_is_offline():
+    offline = {"USA-road-d.NY", "USA-road-pace.NE"}  # among ../shared/datasets' files, by the catalog's file names
+    for paper, stem in [(paper, stem) for paper, stems in PAPER_CONFIGS.items() for stem in stems
+                        if stem in REAL_GRAPHS_ONLY]:
+        config = load_config(ROOT.joinpath("experiments", paper, f"{stem}.yaml"))
+        downloaded = {catalog.find(graph.graph).name for graph in config.graphs
+                      if catalog.find(graph.graph) is not None and not catalog.find(graph.graph).generated}
+        assert downloaded and downloaded <= offline, (stem, downloaded)
 
 
 # ---- Figure 9 (experiments/hbf/hbf-fig9.yaml) reads relax counts per iteration from every sequential baseline

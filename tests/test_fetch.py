@@ -16,10 +16,14 @@ from sssp_bench.errors import UserError
 from sssp_bench.datasets.fetch import RECORDED_HASHES, fetch
 from sssp_bench.run.runner import start_run
 
-SHARED = ["USA-road-d.NY", "USA-road-t.NY", "rome99", "delaunay_n15", "4elt", "bcsstk13", "wiki-Vote", "soc-Epinions1"]
+SHARED = ["USA-road-d.NY", "USA-road-t.NY", "rome99", "delaunay_n15", "4elt", "bcsstk13", "wiki-Vote", "soc-Epinions1",
+          "USA-road-pace.BAY", "USA-road-pace.COL", "USA-road-pace.NE", "USA-road-pace.NW"]
 ARCS = {  # arcs in the converted CSR, as the files' headers imply
     "USA-road-d.NY": 733846, "USA-road-t.NY": 733846, "rome99": 8870, "delaunay_n15": 2 * 98274, "4elt": 2 * 45878,
     "wiki-Vote": 103689, "soc-Epinions1": 508837, "bcsstk13": 83883 - 2003,  # full symmetric matrix, diagonal dropped
+    # PACE: one line per undirected edge, so two arcs each
+    "USA-road-pace.BAY": 2 * 397415, "USA-road-pace.COL": 2 * 521200, "USA-road-pace.NE": 2 * 1934010,
+    "USA-road-pace.NW": 2 * 1410387,
 }
 
 

@@ -1,4 +1,4 @@
-"""Reading real graph files: DIMACS 9 `.gr`, METIS `.graph`, SNAP edge lists, Matrix Market `.mtx`.
+"""Reading real graph files: DIMACS 9 `.gr`, METIS `.graph`, SNAP edge lists, Matrix Market `.mtx`, PACE `.gr`.
 
 Each test is an example of one rule of a format (the rules are in the docstrings of sssp_bench/datasets/formats/*.py).
 The real files come from ../shared/datasets (or $SSSP_BENCH_SHARED_DATASETS); those tests skip without it.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
+import lzma
 import os
 import tarfile
 from pathlib import Path
@@ -88,6 +89,9 @@ REAL_FILES = [
     ("soc-Epinions1.txt.gz", "snap", gzip.open, {"directed": True}, 75879, 508837, True, None),
     ("delaunay_n15.graph.bz2", "metis", bz2.open, {}, 32768, 2 * 98274, False, None),
     ("4elt.graph.bz2", "metis", bz2.open, {}, 15606, 2 * 45878, False, None),
+    ("power.graph", "metis", open, {}, 4941, 2 * 6594, False, None),
+    ("hep-th.graph.gz", "metis", gzip.open, {}, 8361, 2 * 15751, False, None),
+    ("fe_4elt2.graph.gz", "metis", gzip.open, {}, 11143, 2 * 32818, False, None),
 ]
 
 
@@ -303,6 +307,7 @@ def test_an_empty_file_is_refused_in_every_format():
     assert refusal("", "metis") == "g:1: empty file, expected the METIS header 'n m [fmt [ncon]]'"
     assert refusal("", "snap", directed=True) == "g:1: empty file, expected 'u v' edge lines"
     assert refusal("", "mtx").startswith("g:1: empty file, expected the banner '%%MatrixMarket")
+    assert refusal("", "pace") == "g:1: empty file, expected a DIMACS 'p tw n m' line"
 
 
 def test_a_header_that_lies_is_refused_in_every_format():
@@ -449,6 +454,89 @@ def test_snap_sparse_huge_ids_are_compacted_too():
     converted = convert("2000000000 5\n5 2147483647\n", "snap", directed=True)
     assert converted.original_ids.tolist() == [5, 2000000000, 2147483647]
     assert arc_list(converted.graph) == [(0, 2, None), (1, 0, None)]
+
+
+# ------------------------------------------------------------------------------------------------------------
+# PACE 2016 .gr (the DIMACS road networks' topology)
+# ------------------------------------------------------------------------------------------------------------
+
+def test_pace_edges_are_undirected_unweighted_and_one_based():
+    converted = convert("c a path 1-2-3 and a repeated edge\np tw 4 3\n1 2\n2 3\n\n3 2\n", "pace")
+    graph = converted.graph
+    assert not graph.directed and graph.weights is None and graph.n == 4
+    assert arc_list(graph) == [(0, 1, None), (1, 0, None), (1, 2, None), (2, 1, None)]
+    assert converted.header == {"format": "pace", "n": 4, "m": 3, "problem": "tw", "fields": "u v", "line": 2}
+    assert converted.stats["arcs_read"] == 3 and converted.stats["parallel_arcs_merged"] == 2
+
+
+def test_pace_directed_keeps_each_edge_as_written():
+    graph = convert("p tw 3 2\n1 2\n3 2\n", "pace", directed=True).graph
+    assert graph.directed and arc_list(graph) == [(0, 1, None), (2, 1, None)]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("p tw 3 1\n1 4\n", "g:2: expected an edge 'u v' with 1 <= u, v <= 3, got '1 4'"),
+    ("p tw 3 1\n1 2 5\n", "g:2: expected an edge 'u v' with integers u and v, got '1 2 5'"),
+    ("p tw 3 1\na 1 2 5\n", "g:2: expected an edge 'u v' with integers u and v, got 'a 1 2 5'"),
+    ("p tw 3 1\n1 2\n2 3\n", "g:3: edge number 2, but the 'p tw' line (line 1) says m=1: expected no more edges, "
+                               "got '2 3'"),
+    ("p tw 3 2\n1 2\n", "g:1: the 'p tw' line says m=2 edges, the file has 1"),
+    ("p tw 3 1\np tw 3 1\n", "g:2: a second 'p' line (the first is line 1), expected one only, got 'p tw 3 1'"),
+    ("1 2\n", "g:1: expected a 'c' comment or the 'p tw n m' line, got '1 2'"),
+    ("p sp 3 1\n", "g:1: expected 'p tw n m' with integers 0 <= n <= 2147483647 and m >= 0, got 'p sp 3 1'"),
+])
+def test_pace_a_malformed_file_is_refused_at_its_line(text, message):
+    assert refusal(text, "pace") == message
+
+
+def test_pace_road_network_bay_has_the_dimacs_vertices_and_both_arcs_of_each_edge():
+    with lzma.open(dataset("BAY.gr.xz"), "rb") as stream:
+        converted = convert_stream(stream, "pace", "BAY.gr.xz")
+    graph = converted.graph
+    assert (converted.header["n"], converted.header["m"]) == (321270, 397415)  # the README's n and edges
+    assert (graph.n, graph.m, graph.directed, graph.weights) == (321270, 2 * 397415, False, None)
+    assert converted.stats["parallel_arcs_merged"] == 0  # no edge twice, as the conversion promises
+    assert graph.name == "BAY"
+
+
+# ------------------------------------------------------------------------------------------------------------
+# SNAP count lines: copies whose comment header was replaced by a line of counts
+# ------------------------------------------------------------------------------------------------------------
+
+def test_snap_a_first_line_n_m_that_counts_the_rest_is_a_count_line():
+    converted = convert("3 2\n0 1\n5 1\n", "snap", directed=True)
+    assert converted.graph.n == 3 and arc_list(converted.graph) == [(0, 1, None), (2, 1, None)]
+    assert converted.original_ids.tolist() == [0, 1, 5]
+    assert converted.header == {"format": "snap", "n": 3, "m": 2, "line": 1, "count_line": True, "columns": 2,
+                                "fields": "u v", "directed": True}
+    assert converted.stats["arcs_read"] == 2 and converted.stats["warnings"] == []
+
+
+def test_snap_a_first_line_that_does_not_count_the_rest_is_an_edge():
+    converted = convert("3 7\n0 1\n5 1\n", "snap", directed=True)  # 2 edge lines after it, not 7
+    assert converted.original_ids.tolist() == [0, 1, 3, 5, 7] and converted.stats["arcs_read"] == 3
+    assert "count_line" not in converted.header
+
+
+def test_snap_a_single_number_first_line_is_a_vertex_count():
+    converted = convert("10\n0 1\n1 2\n", "snap", directed=False)
+    assert converted.graph.n == 3 and converted.header["n"] == 10 and converted.header["count_line"]
+    assert converted.stats["warnings"] == ["the count line (line 1) says 10, the file has 3 distinct ids and 2 edge "
+                                           "lines"]
+    assert refusal("10\n11\n0 1\n", "snap", directed=True) == (
+        "g:2: expected 'u v' or 'u v w' with integer ids, got '11'")  # one count line only
+
+
+@pytest.mark.parametrize("name, n, arcs, header", [
+    ("email-Enron.txt.gz", 36692, 367662, {"n": 36692, "m": 367662, "count_line": True}),  # 'N M' count line
+    ("p2p-Gnutella04.txt.gz", 10876, 39994, {"n": 10900, "count_line": True}),  # a rounded vertex count
+    ("p2p-Gnutella31.txt.gz", 62586, 147892, {}),  # no header at all, spaces for tabs
+])
+def test_snap_copies_without_their_comment_header_read_as_the_real_graph(name, n, arcs, header):
+    with gzip.open(dataset(name), "rb") as stream:
+        converted = convert_stream(stream, "snap", name, ConvertOptions(directed=True))
+    assert (converted.graph.n, converted.graph.m, converted.stats["arcs_read"]) == (n, arcs, arcs)
+    assert header.items() <= converted.header.items()
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -657,12 +745,14 @@ SAMPLES = {
     "snap": ("# g\n10 20 1\n30 10 2\n\n20 20 3\n# z\n10 30 4\n", {"directed": True}),
     "mtx": ("%%MatrixMarket matrix coordinate real symmetric\n% x\n4 4 4\n2 1 1.5\n3 3 -2e-1\n\n"
             + "4 1 0.30000000000000004441\n4 2 7\n", {}),
+    "pace": ("c g\np tw 5 4\n1 2\nc y\n4 1\n\n2 2\n3 5\n", {}),
 }
 BROKEN = {
     "dimacs9": (SAMPLES["dimacs9"][0].replace("a 3 4 1", "a 3 9 1"), 8),
     "metis": (SAMPLES["metis"][0].replace("5 2\n", "5 x\n"), 6),
     "snap": (SAMPLES["snap"][0].replace("10 30 4", "10 30 4 4"), 7),
     "mtx": (SAMPLES["mtx"][0].replace("4 2 7", "4 2 7 7"), 8),
+    "pace": (SAMPLES["pace"][0].replace("3 5", "3 6"), 8),
 }
 
 
@@ -715,12 +805,21 @@ def test_sniff_format_from_a_file_name(name, fmt):
     assert sniff_format(name) == fmt
 
 
+@pytest.mark.parametrize("head, fmt", [
+    (b"c PACE\np tw 321270 397415\n1 2\n", "pace"), (b"c 9th DIMACS\np sp 3 1\na 1 2 3\n", "dimacs9"),
+    (b"", "dimacs9"), (b"p max 3 1\n", "dimacs9"),  # not a PACE file: the DIMACS parser says what is wrong
+])
+def test_a_gr_file_is_dimacs9_or_pace_by_the_problem_its_p_line_names(head, fmt):
+    assert sniff_format("BAY.gr.xz", head) == fmt
+
+
 def test_an_unknown_format_is_refused():
-    assert refusal("x", "edgelist") == "g: unknown graph format 'edgelist', expected one of dimacs9, metis, snap, mtx"
+    assert refusal("x", "edgelist") == (
+        "g: unknown graph format 'edgelist', expected one of dimacs9, metis, snap, mtx, pace")
 
 
 @pytest.mark.parametrize("parser", PARSERS, ids=lambda parser: parser.format_name)
 def test_a_format_is_its_parser_registered_once(parser):
     assert parser.format_name in FORMATS and parser.format_name in catalog.FORMATS
-    assert sniff_format(f"graph{parser.suffix}.gz") == parser.format_name
+    assert sniff_format(f"graph{parser.suffix}.gz", SAMPLES[parser.format_name][0].encode()) == parser.format_name
     assert graph_name(f"road{parser.suffix}") == "road"

@@ -53,6 +53,19 @@ def test_bfs_and_sssp_mixed(tmp_path):
     assert "gpu-bfs" in write_report(run)["markdown"].read_text()
 
 
+def test_rows_without_a_speedup_are_grouped_by_reason(tmp_path):
+    rows = [solve(graph, name, 0.01, kind=kind) for graph in ("g1", "g3") for name, kind in
+            (("cpu-dijkstra", "sssp"), ("cpu-bfs", "bfs"), ("gpu-bfs", "bfs"))]
+    graphs = {graph: {"n": 10, "m": 20, "directed": True, "weighted": True, "provenance": {}} for graph in ("g1", "g3")}
+    report = write_report(write_run(tmp_path / "r1", manifest("r1", graphs=graphs), rows))["markdown"].read_text()
+    assert ("- baseline solves sssp, this solves bfs (weighted graph): cpu-bfs on g1, g3; gpu-bfs on g1, g3"
+            in report)
+    per_kind = {"sssp": "cpu-dijkstra", "bfs": "cpu-bfs"}
+    report = write_report(write_run(tmp_path / "r2", manifest("r2", graphs=graphs, baseline=per_kind),
+                                    [{**row, "run_id": "r2"} for row in rows]))["markdown"].read_text()
+    assert "No speedup for" not in report and "| baseline | sssp: cpu-dijkstra, bfs: cpu-bfs |" in report
+
+
 # ---------------------------------------------------------------------------------------------- merging
 
 

@@ -36,7 +36,7 @@ def test_run_records_one_verified_row_per_solve_and_a_manifest(tmp_path):
     assert len([row for row in rows if row["phase"] == "prepare"]) == 2 * 3
 
     manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
-    assert manifest["status"] == "complete" and manifest["baseline"] == "cpu-dijkstra"
+    assert manifest["status"] == "complete" and manifest["baseline"] == {"sssp": "cpu-dijkstra", "bfs": "cpu-bfs"}  # the default with cpu-bfs
     assert set(manifest["graphs"]) == {"grid", "rmat"}
     assert len(manifest["graphs"]["grid"]["sources"]) == 5
     assert "python" in json.dumps(manifest["provenance"]).lower()

@@ -111,14 +111,14 @@ def test_allowing_a_stand_in_changes_the_config_hash():
 
 
 @pytest.mark.parametrize("entry, message", [
-    ("{graph: asia.osm, stand_in: true}", r"x.yaml:2: graphs\[0\].stand_in: expected auto, false or a generator spec, got True"),
-    ("{graph: asia.osm, stand_in: 3}", r"graphs\[0\].stand_in: expected auto, false or a generator spec, got 3"),
+    ("{graph: asia.osm, stand_in: true}", r"x.yaml:2: graphs\[0\].stand_in: expected auto, both, false or a generator spec, got True"),
+    ("{graph: asia.osm, stand_in: 3}", r"graphs\[0\].stand_in: expected auto, both, false or a generator spec, got 3"),
     ('{graph: asia.osm, stand_in: "road:n=lots"}',
-     r"x.yaml:2: graphs\[0\].stand_in: expected auto, false or a generator spec: generator spec 'road:n=lots'"),
+     r"x.yaml:2: graphs\[0\].stand_in: expected auto, both, false or a generator spec: generator spec 'road:n=lots'"),
     ('{graph: asia.osm, stand_in: "tree:n=5"}', r"graphs\[0\].stand_in: .*unknown generator 'tree'"),
     ('{graph: "grid:rows=4", stand_in: auto}', r"graphs\[0\].stand_in: 'grid:rows=4' is not a catalog graph"),
     ("{graph: rmat.3Mv.20Me, stand_in: auto}", r"graphs\[0\].stand_in: rmat.3Mv.20Me is generated here"),
-    ("{graph: wiki-Vote, stand_in: auto}", r"graphs\[0\].stand_in: the catalog gives wiki-Vote no stand-in"),
+    ("{graph: USA-road-t.NY, stand_in: auto}", r"graphs\[0\].stand_in: the catalog gives USA-road-t.NY no stand-in"),
 ])
 def test_refused_stand_ins_say_file_line_and_key(entry, message):
     text = f"implementations: [cpu-dijkstra]\ngraphs: [{entry}]\n"

@@ -47,6 +47,28 @@ def test_failed_baseline_leaves_speedup_empty(tmp_path):
     assert "no verified solve" in gpu.speedup_note
 
 
+def test_each_problem_kind_is_divided_by_its_own_baseline(tmp_path):
+    # g1 is weighted: BFS levels are not SSSP distances there, so BFS variants need a BFS baseline
+    rows = [solve("g1", "cpu-dijkstra", 0.010), solve("g1", "gpu-x", 0.002, device="gpu"),
+            solve("g1", "cpu-bfs", 0.004, kind="bfs"), solve("g1", "gpu-bfs", 0.001, kind="bfs", device="gpu")]
+    per_kind = {"sssp": "cpu-dijkstra", "bfs": "cpu-bfs"}
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1", baseline=per_kind), rows))
+    assert row_of(summary, "g1", "gpu-x").speedup == pytest.approx(5.0)
+    assert row_of(summary, "g1", "gpu-x").baseline == "cpu-dijkstra"
+    assert row_of(summary, "g1", "gpu-bfs").speedup == pytest.approx(4.0)
+    assert row_of(summary, "g1", "gpu-bfs").baseline == "cpu-bfs"
+    assert row_of(summary, "g1", "cpu-bfs").speedup == pytest.approx(1.0)
+
+    # one name means what it always meant: every kind over it, so BFS on a weighted graph gets none
+    one = summarize(write_run(tmp_path / "r2", manifest("r2", baseline="cpu-dijkstra"), rows))
+    assert math.isnan(row_of(one, "g1", "gpu-bfs").speedup)
+    assert row_of(one, "g1", "gpu-bfs").speedup_note == "baseline solves sssp, this solves bfs (weighted graph)"
+
+    # a kind the mapping does not name gets no speedup, and says so
+    sssp_only = summarize(write_run(tmp_path / "r3", manifest("r3", baseline={"sssp": "cpu-dijkstra"}), rows))
+    assert row_of(sssp_only, "g1", "gpu-bfs").speedup_note == "no bfs baseline configured (baseline: sssp: cpu-dijkstra)"
+
+
 def test_missing_baseline_rows_leave_speedup_empty(tmp_path):
     rows = [solve("g1", "gpu-x", 0.002, device="gpu")]
     summary = summarize(write_run(tmp_path / "r1", manifest("r1"), rows))

@@ -165,6 +165,12 @@ def _claims_tar(path: Path) -> bool:
     return bool(suffixes) and (suffixes[-1] in _TAR_SUFFIXES or (len(suffixes) >= 2 and suffixes[-2] == ".tar"))
 
 
+def is_archive_name(name: str) -> bool:
+    """Whether a file name says a tar (maybe compressed) or zip archive."""
+    path = Path(name)
+    return _claims_tar(path) or _claimed_kind(path) == "zip"
+
+
 def _looks_like_tar(head: bytes) -> bool:
     if len(head) < tarfile.BLOCKSIZE:
         return False

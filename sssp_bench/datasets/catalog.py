@@ -24,7 +24,7 @@ from .formats import FORMATS
 from ..errors import UserError
 
 CATALOG_PATH = Path(__file__).with_name("catalog.yaml")
-COLLECTIONS = ("dimacs9", "dimacs10", "snap", "suitesparse", "generated")
+COLLECTIONS = ("dimacs9", "dimacs10", "snap", "suitesparse", "pace16", "generated")
 PAPERS = {
     "hbf": "H-BF (Busato and Bombieri): Tables 1-3, Figure 9",
     "bfs4k": "BFS-4K (Busato and Bombieri): Tables 1-2",
@@ -34,6 +34,7 @@ PAPERS = {
     "compare": "for comparison with published Gunrock and GAP numbers",
 }
 CLEAN_KEYS = {"symmetrize", "drop_self_loops", "merge_parallel", "binarize", "drop_diagonal", "largest_component"}
+PUBLISHED_KEYS = {"out_degree_mean", "out_degree_std", "out_degree_max", "diameter"}
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,18 @@ class Entry:
     note: str = ""
     stand_in: str | None = None   # generator spec of a synthetic graph of the same size and structure
     stand_in_note: str = ""       # why that generator and those parameters match the real graph
+    published: dict[str, float] = field(default_factory=dict)  # the real graph's Table 1 facts (PUBLISHED_KEYS)
+
+    @property
+    def arcs(self) -> int:
+        """m as arcs: an undirected graph's edges count twice (a matrix's nonzeros are arcs already)."""
+        return self.m * (2 if self.m_unit == "edges" and not self.directed else 1)
+
+    def published_table1(self) -> dict[str, Any]:
+        """What the catalog knows of the real graph's Table 1, in graph.describe's keys (the diameter as
+        `diameter`: the published exact one, not describe's double-sweep bound)."""
+        return {"n": self.n, "m": self.arcs, "directed": self.directed,
+                "out_degree_mean": self.arcs / self.n if self.n else None, **self.published}
 
     @property
     def generated(self) -> bool:
@@ -82,6 +95,7 @@ def _entry(raw: dict[str, Any], index: int) -> Entry:
     values["papers"] = tuple(values.get("papers", ()))
     values["aliases"] = tuple(values.get("aliases", ()))
     values["clean"] = dict(values.get("clean", {}))
+    values["published"] = dict(values.get("published", {}))
     entry = Entry(**values)
     if entry.collection not in COLLECTIONS:
         raise ValueError(f"{where}: collection must be one of {COLLECTIONS}")
@@ -97,6 +111,8 @@ def _entry(raw: dict[str, Any], index: int) -> Entry:
         raise ValueError(f"{where}: m_unit must be arcs, edges or nnz")
     if entry.stand_in is not None and (entry.generated or not entry.stand_in_note):
         raise ValueError(f"{where}: a stand_in belongs to a downloaded entry and needs a stand_in_note saying why it fits")
+    if set(entry.published) - PUBLISHED_KEYS:
+        raise ValueError(f"{where}: published facts must be among {sorted(PUBLISHED_KEYS)}")
     return entry
 
 

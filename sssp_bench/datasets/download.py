@@ -190,7 +190,8 @@ def _locked(dest: Path) -> Iterator[None]:
 
 # ---- the partial file ---------------------------------------------------------------------------------------------
 
-def _hash_file(path: Path) -> str:
+def hash_file(path: Path) -> str:
+    """The file's sha256, as hex."""
     hasher = hashlib.sha256()
     with open(path, "rb") as file:
         while chunk := file.read(COPY_CHUNK_BYTES):
@@ -328,7 +329,7 @@ def _existing(dest: Path, expected: _Expected, url: str) -> tuple[Downloaded | N
     if size == 0:
         return None, f"{dest} is there but empty; it was left as it was"
     try:
-        digest = _hash_file(dest)
+        digest = hash_file(dest)
     except OSError as exc:
         raise DownloadError(f"cannot read {dest}: {exc.strerror or exc}") from None
     if expected.sha256 is not None and digest != expected.sha256:

@@ -82,32 +82,68 @@ def fetch(name: str, datasets: Path, *, mirror: str | None = None, from_file: Pa
         log(f"{entry.name}: recorded sha256 {downloaded.sha256} ({downloaded.size:,} bytes): the catalog has no hash "
             "for this file; later downloads are checked against this one")
 
-    options = formats.ConvertOptions(directed=entry.directed if entry.format == "snap" else None, **entry.clean)
-    with archive.open_data_file(raw_path, member=entry.member) as (stream, label):
-        converted = formats.convert_stream(stream, entry.format, label, options)
-    graph = converted.graph
-    warnings = check_against_catalog(entry, converted)
-    if entry.checked and warnings:
-        raise GraphFormatError(f"{raw_path}: {warnings[0]}; nothing was written")
-    for warning in warnings:
-        log(f"{entry.name}: warning: {warning}")
+    def check(converted: formats.Converted) -> list[str]:
+        warnings = check_against_catalog(entry, converted)
+        if entry.checked and warnings:
+            raise GraphFormatError(f"{raw_path}: {warnings[0]}; nothing was written")
+        for warning in warnings:
+            log(f"{entry.name}: warning: {warning}")
+        return warnings
 
-    ids_path = None
-    if converted.original_ids is not None:
-        ids_path = datasets / f"{entry.name}.ids.npy"
-        temporary = ids_path.with_name(f".{ids_path.name}.{os.getpid()}.tmp.npy")
-        np.save(temporary, converted.original_ids)
-        os.replace(temporary, ids_path)
+    options = formats.ConvertOptions(directed=entry.directed if entry.format == "snap" else None, **entry.clean)
     provenance = {
         "catalog_entry": entry.name, "collection": entry.collection, "url": downloaded.url,
         "file": entry.file_name, "member": entry.member, "sha256": downloaded.sha256, "size": downloaded.size,
-        "format": entry.format, "clean": entry.clean, "header": converted.header, "stats": converted.stats,
-        "original_ids": ids_path.name if ids_path else None, "fetched": _now(), "sssp_bench_version": __version__,
-        "catalog_checked": entry.checked, "warnings": warnings,
+        "clean": entry.clean, "fetched": _now(), "catalog_checked": entry.checked,
     }
-    named = dataclasses.replace(graph, name=entry.name, meta={})
-    write_csr(named, target, {"name": entry.name, "provenance": provenance, "table1": describe.describe(named)})
-    return Fetched(entry.name, target, "fetched", warnings)
+    stored = convert_and_store(raw_path, entry.format, options, target, entry.name, provenance, member=entry.member,
+                               check=check)
+    return Fetched(entry.name, target, "fetched", stored.warnings)
+
+
+@dataclass
+class Stored:
+    path: Path
+    format: str
+    label: str                          # the file (and archive member) as messages name it
+    converted: "formats.Converted"
+    warnings: list[str]
+
+
+def convert_and_store(raw_path: Path, fmt: str | None, options: "formats.ConvertOptions", target: Path, name: str,
+                      provenance: dict, *, member: str | None = None,
+                      check: Callable[["formats.Converted"], list[str]] | None = None,
+                      unknown_format: str = "give its format") -> Stored:
+    """A graph file (compressed or not, or an archive's member) -> `target` (.csr) with its sidecar, which records
+    `provenance` plus what the conversion found: format, header, stats, warnings, original ids (beside it in
+    `<name>.ids.npy` when vertices were renumbered), and the Table 1 facts. What fetch does with a download and
+    import with a user's file.
+
+    `fmt` None: the format the file's name and first bytes suggest (formats.sniff_format); `unknown_format` says
+    how to give it when they suggest none. `check(converted)` sees the graph before anything is written: it returns
+    warnings, or raises. Every problem with the file is one line, and then nothing was written."""
+    with archive.open_data_file(raw_path, member=member) as (stream, label):
+        if fmt is None:
+            fmt = formats.sniff_format(label, stream.peek(formats.SNIFF_BYTES)[: formats.SNIFF_BYTES])
+            if fmt is None:
+                raise GraphFormatError(f"{label}: cannot tell the graph format from the file's name; {unknown_format} "
+                                       f"({', '.join(formats.FORMATS)})")
+        converted = formats.convert_stream(stream, fmt, label, options)
+    warnings = check(converted) if check is not None else []
+    ids_path = None
+    if converted.original_ids is not None:
+        ids_path = target.with_suffix(".ids.npy")
+        ids_path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = ids_path.with_name(f".{ids_path.name}.{os.getpid()}.tmp.npy")
+        np.save(temporary, converted.original_ids)
+        os.replace(temporary, ids_path)
+    recorded = {
+        **provenance, "format": fmt, "header": converted.header, "stats": converted.stats,
+        "original_ids": ids_path.name if ids_path else None, "sssp_bench_version": __version__, "warnings": warnings,
+    }
+    named = dataclasses.replace(converted.graph, name=name, meta={})
+    write_csr(named, target, {"name": name, "provenance": recorded, "table1": describe.describe(named)})
+    return Stored(target, fmt, label, converted, warnings)
 
 
 def check_against_catalog(entry: catalog.Entry, converted: "formats.Converted") -> list[str]:

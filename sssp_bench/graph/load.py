@@ -1,4 +1,6 @@
-"""From a config's graph entry to a CSRGraph: a generator spec, a fetched catalog name, or a `.csr` path.
+"""From a config's graph entry to a CSRGraph: a generator spec, a fetched catalog name, an imported graph's name
+(`sssp-bench import`), a `.csr` path, or a graph file's path (converted on first use and cached by content hash:
+datasets/user_graphs.py; the entry's `convert` says how to read it).
 
 Generated graphs are written once into `<datasets>/generated/` under their canonical spec and mapped from
 there afterwards, so the 100 sources, every implementation and every later run see the same bytes.
@@ -27,7 +29,7 @@ class LoadedGraph:
     label: str
     graph: CSRGraph          # with the config's weights applied
     path: Path               # the .csr file its topology lives in (the source cache sits beside it)
-    origin: str              # "generated", "catalog", "file" or "stand-in"
+    origin: str              # "generated", "catalog", "imported", "file" or "stand-in"
     stand_in_for: str | None = None  # the catalog graph this synthetic graph replaces (None: the graph itself ran)
     stand_in: str | None = None      # the generator spec of that stand-in
 
@@ -54,15 +56,21 @@ def ensure_generated(spec: str, datasets: Path) -> Path:
     return path
 
 
-def resolve_path(entry: str, datasets: Path) -> tuple[Path, str]:
-    """Where the graph named by `entry` lives, and how it got there."""
+def resolve_path(entry: str, datasets: Path, reading: dict | None = None) -> tuple[Path, str]:
+    """Where the graph named by `entry` lives, and how it got there: "generated", "catalog", "imported" or "file".
+    `reading` (a config entry's `convert`: format, member, directed, cleaning options) says how a graph file that
+    is not a `.csr` is read."""
     if is_generator_spec(entry):
         return ensure_generated(entry, datasets), "generated"
     as_path = Path(entry)
-    if as_path.suffix == ".csr" or "/" in entry:
+    if as_path.suffix == ".csr":
         if not as_path.exists():
             raise UserError(f"{entry}: no such graph file")
         return as_path, "file"
+    if "/" in entry or as_path.is_file() or looks_like_graph_file(entry):
+        from ..datasets import user_graphs
+
+        return user_graphs.graph_file(as_path, datasets, user_graphs.Reading(**(reading or {}))), "file"
     catalog_entry = catalog.find(entry)
     if catalog_entry is not None:
         from ..datasets import fetch  # the download stack (requests) is only imported when a catalog graph is named
@@ -75,11 +83,23 @@ def resolve_path(entry: str, datasets: Path) -> tuple[Path, str]:
                 if catalog_entry.stand_in else "")
         raise UserError(f"graph {entry!r} is not fetched into {datasets}/ (run: sssp-bench fetch "
                         f"{catalog_entry.name}{hint})")
+    from ..datasets.user_graphs import is_imported
+
+    if is_imported(entry, datasets):
+        return datasets / f"{entry}.csr", "imported"
     kinds = ", ".join(generators.GENERATORS)
     raise UserError(
-        f"graph {entry!r}: not a generator spec (kinds: {kinds}), not a .csr path, and not in the catalog "
-        "(sssp-bench list shows it)"
+        f"graph {entry!r}: not a generator spec (kinds: {kinds}), not a graph file, not in the catalog "
+        f"(sssp-bench list shows it), and not imported into {datasets}/ (sssp-bench import FILE --name NAME)"
     )
+
+
+def looks_like_graph_file(entry: str) -> bool:
+    """Whether a name is a graph file's (a format's suffix, maybe compressed, or an archive's), not a graph's."""
+    from ..datasets.archive import is_archive_name
+    from ..datasets.formats import sniff_format
+
+    return sniff_format(entry) is not None or is_archive_name(entry)
 
 
 def choose_graph(entry: str, datasets: Path, stand_in: str | None = None,
@@ -97,17 +117,18 @@ def choose_graph(entry: str, datasets: Path, stand_in: str | None = None,
 
 
 def load_graph(entry: str, label: str, weights, datasets: Path, stand_in: str | None = None,
-               force_stand_in: bool = False) -> LoadedGraph:
-    """The graph `entry` names (or its stand-in, see `choose_graph`), with `weights` applied, named `label`."""
+               force_stand_in: bool = False, reading: dict | None = None) -> LoadedGraph:
+    """The graph `entry` names (or its stand-in, see `choose_graph`), with `weights` applied, named `label`;
+    `reading` as resolve_path takes it."""
     chosen, stand_in_for = choose_graph(entry, datasets, stand_in, force_stand_in)
-    loaded = _load(chosen, label, weights, datasets)
+    loaded = _load(chosen, label, weights, datasets, reading)
     if stand_in_for is not None:
         loaded.origin, loaded.stand_in_for, loaded.stand_in = "stand-in", stand_in_for, chosen
     return loaded
 
 
-def _load(entry: str, label: str, weights, datasets: Path) -> LoadedGraph:
-    path, origin = resolve_path(entry, datasets)
+def _load(entry: str, label: str, weights, datasets: Path, reading: dict | None = None) -> LoadedGraph:
+    path, origin = resolve_path(entry, datasets, reading)
     try:
         graph = read_csr(path, name=label)
     except GraphFormatError:

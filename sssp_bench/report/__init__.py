@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from ..errors import UserError
 from ..results.claims import judge
 from ..results.figures import Figure, figures
 from ..results.load import Run, load_run, run_folder
+from ..results.stand_ins import Fidelity, stand_in_fidelity
 from ..results.summary import summarize
 from .plot import CHART_NAME, plot_figure, plot_summary
 from .sections import SECTIONS
@@ -32,13 +33,15 @@ from .sections import SECTIONS
 @dataclass(frozen=True)
 class Report:
     """What a report is made of, computed once: the loaded runs, their summary, their configs' judged claims
-    (results/claims.py; an empty frame when they make none) and the points of the figures they ask for
-    (results/figures.py)."""
+    (results/claims.py; an empty frame when they make none), the points of the figures they ask for
+    (results/figures.py), and how each stand-in that ran compares with its real graph (results/stand_ins.py; empty
+    when none ran)."""
     paths: list[Path]
     runs: list[Run]
     summary: pd.DataFrame
     claims: pd.DataFrame
-    figures: list[Figure]
+    figures: list[Figure] = field(default_factory=list)
+    fidelity: list[Fidelity] = field(default_factory=list)
 
     @property
     def manifests(self) -> list[dict[str, Any]]:
@@ -61,7 +64,8 @@ def build_report(run_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[
         raise UserError("no run directory given")
     runs = [load_run(path) for path in paths]
     summary = summarize(runs)
-    return Report([Path(path) for path in paths], runs, summary, judge(runs, summary), figures(runs, summary))
+    return Report([Path(path) for path in paths], runs, summary, judge(runs, summary), figures(runs, summary),
+                  stand_in_fidelity(runs, summary))
 
 
 def render_markdown(report: Report) -> str:

@@ -20,6 +20,16 @@ def graph_cell(graph: str, stand_in_for: Any) -> str:
     return f"{graph} {STAND_IN_MARK}" if isinstance(stand_in_for, str) and stand_in_for else str(graph)
 
 
+def count_cell(value: Any) -> str:
+    """A count with thousands separators (vertices, arcs, degrees), or "-"."""
+    return f"{int(value):,}" if isinstance(value, (int, float)) and not pd.isna(value) else "-"
+
+
+def decimal_cell(value: Any) -> str:
+    """A mean or a deviation to one decimal, or "-"."""
+    return "-" if value is None or pd.isna(value) else f"{value:.1f}"
+
+
 def markdown_cell(text: Any) -> str:
     """Text safe inside a Markdown table cell."""
     return str(text).replace("|", "\\|").replace("\n", " ")

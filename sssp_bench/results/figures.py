@@ -3,7 +3,7 @@ the run): per figure, each variant's value on each of its graphs, placed at the 
 average degree or a generator parameter, from the run's manifest), beside the paper's published values.
 
 A figure's variants are the names it lists, each standing for variants by results/names.py's rule; without a list,
-every variant of the run but the baseline. A graph or variant the run did not include, or one without a verified
+every variant of the run but its baselines. A graph or variant the run did not include, or one without a verified
 solve there, leaves a gap in its line (no point), never a made-up value.
 """
 
@@ -75,10 +75,10 @@ def _figure(run_id: str, manifest: dict[str, Any], rows: pd.DataFrame, summary: 
     records = manifest.get("graphs") or {}
     places = {graph: x_value(records.get(graph) or {}, x) for graph in figure["graphs"]}
     variants = run_variants(rows)
-    baseline = manifest.get("baseline")
     named = [variant for name in figure["variants"] for variant in stands_for(name, variants)]
-    if not figure["variants"]:
-        named = [variant for variant in variants if variant not in stands_for(baseline or "", variants)]
+    if not figure["variants"]:  # every variant but those the run divided by (one baseline, or one per kind)
+        baselines = {_variant_of(str(label), run_id) for label in summary["baseline"] if label}
+        named = [variant for variant in variants if variant not in baselines]
     points = []
     for variant in dict.fromkeys(named):
         for row in summary[summary["graph"].isin(places)].itertuples(index=False):

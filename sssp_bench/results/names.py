@@ -20,7 +20,9 @@ What each consumer does when a name stands for several variants:
 - an `mteps` target: each variant it stands for is checked against it; where two of a graph's targets stand for
   one variant, the name found by the earlier rule sets it (`name_for`);
 - the `baseline`: it must pick exactly one variant on a graph; where it stands for none or several there, that graph
-  gets no speedup and a note says why.
+  gets no speedup and a note says why. A baseline is one name, or one per problem kind (`{sssp: cpu-dijkstra,
+  bfs: cpu-bfs}`): a variant is divided by the baseline of its own kind (`baseline_for`), so BFS variants are
+  compared with a BFS, SSSP variants with an SSSP one; a kind the mapping does not name gets no speedup.
 
 The config (run/config.py) accepts exactly the names that stand for some variant of the config (the baseline: for
 exactly one); results resolve them against the variants a run recorded, so a name whose variants a run left out
@@ -31,6 +33,7 @@ readers share it without the run stage depending on how results are read.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 # (name, variant, implementation) -> whether the name stands for that variant, in the order they are tried.
 _RULES: tuple[Callable[[str, str, str], bool], ...] = (
@@ -59,3 +62,22 @@ def _resolve(name: str, variants: Mapping[str, str]) -> tuple[int, list[str]]:
         if chosen:
             return index, chosen
     return len(_RULES), []
+
+
+def baseline_for(baseline: Any, kind: str) -> str | None:
+    """The name a variant of `kind` ("sssp", "bfs") is divided by: a config's `baseline` as one name (every kind's),
+    or as a mapping kind -> name (that kind's; None for a kind it does not name), or None for no baseline."""
+    if isinstance(baseline, Mapping):
+        return baseline.get(kind)
+    return baseline or None
+
+
+def default_baseline(variants: Mapping[str, tuple[str, str]]) -> str | dict[str, str] | None:
+    """A config's baseline when it names none (`variants`: variant name -> (implementation, kind)): cpu-dijkstra
+    for SSSP and cpu-bfs for BFS where they run, one name when only cpu-dijkstra does (as before kinds had
+    baselines of their own), None when neither runs."""
+    chosen = {kind: name for kind, name in (("sssp", "cpu-dijkstra"), ("bfs", "cpu-bfs"))
+              if name in variants and any(variant_kind == kind for _, variant_kind in variants.values())}
+    if set(chosen) == {"sssp"}:
+        return chosen["sssp"]
+    return chosen or None

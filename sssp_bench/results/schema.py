@@ -28,9 +28,10 @@ MANIFEST_KEYS = {
     "started": "UTC time the run began",
     "finished": "UTC time the run (or its last session) ended; null while running",
     "status": "running, complete or interrupted; a merge of shards: complete, or incomplete while one is not",
-    "baseline": "the name speedups divide by (results/names.py resolves it); null for none",
+    "baseline": "the name speedups divide by, or one per problem kind (results/names.py resolves it); null for none",
     "provenance": "host, CPU, GPU, packages, git commit and code digest (run/provenance.py)",
-    "graphs": "per graph label: size, origin, Table 1 facts, the shared sources, stand-in, roofline",
+    "graphs": "per graph label: size, origin, Table 1 facts, the shared sources, roofline; for a stand-in, its spec, "
+              "the catalog's note and what is known of the real graph's Table 1 (real_graph)",
     "skipped": "variant -> why it could not run here",
     "resumed": "UTC times of each --resume",
     "roofline": "the device constants the floors use, or why they were not measured",

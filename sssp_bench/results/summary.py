@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .load import Run, as_runs, label_rows
-from .names import name_for, stands_for
+from .names import baseline_for, name_for, stands_for
 from .schema import FAILURE_OUTCOMES, solve_outcome
 
 SUMMARY_COLUMNS = [
@@ -58,6 +58,13 @@ def summarize(runs: Any) -> pd.DataFrame:
     summary["_label_order"] = summary["variant"].map(label_order)
     summary = summary.sort_values(["_graph_order", "_label_order"], kind="stable")
     return summary.drop(columns=["_graph_order", "_label_order"]).reset_index(drop=True)[SUMMARY_COLUMNS]
+
+
+def baseline_text(baseline: Any) -> str:
+    """A run's baseline as a line of text: the name, or "sssp: cpu-dijkstra, bfs: cpu-bfs"."""
+    if isinstance(baseline, dict):
+        return ", ".join(f"{kind}: {name}" for kind, name in baseline.items())
+    return str(baseline or "none")
 
 
 def run_variants(rows: pd.DataFrame) -> dict[str, str]:
@@ -171,10 +178,11 @@ def _add_speedups(summary: pd.DataFrame, rows: pd.DataFrame, loaded: list[Run],
                   manifests: dict[str, dict[str, Any]]) -> None:
     """Fill speedup, baseline, baseline_run_id and speedup_note in place.
 
-    The baseline is the run's own (manifest "baseline"); a run without one borrows the first merged run's.
-    It must stand for exactly one variant on the graph (names.py), looked for in the same run first, then in the
-    other merged runs (a baseline measured once and GPU implementations measured in a later run). A baseline
-    that ran and failed gives no speedup.
+    The baseline is the run's own (manifest "baseline"); a run without one borrows the first merged run's. A
+    variant is divided by the baseline of its problem kind (names.baseline_for: one name for every kind, or one
+    per kind). It must stand for exactly one variant on the graph (names.py), looked for in the same run first,
+    then in the other merged runs (a baseline measured once and GPU implementations measured in a later run). A
+    baseline that ran and failed gives no speedup.
     """
     run_order = [str(manifest["run_id"]) for manifest, _ in loaded]
     variants_of = {str(manifest["run_id"]): run_variants(run_rows) for manifest, run_rows in loaded}
@@ -199,9 +207,13 @@ def _add_speedups(summary: pd.DataFrame, rows: pd.DataFrame, loaded: list[Run],
         return None, f"baseline {name} did not run on this graph"
 
     for index, row in summary.iterrows():
-        name = manifests[row.run_id].get("baseline") or fallback_name
-        if not name:
+        baseline = manifests[row.run_id].get("baseline") or fallback_name
+        if not baseline:
             summary.at[index, "speedup_note"] = "no baseline configured"
+            continue
+        name = baseline_for(baseline, row.kind)
+        if not name:
+            summary.at[index, "speedup_note"] = f"no {row.kind} baseline configured (baseline: {baseline_text(baseline)})"
             continue
         key, why_not = baseline_key(row.run_id, row.graph, name)
         if key is None:

@@ -7,6 +7,9 @@
       - {graph: grid:rows=64,cols=64, label: grid-64, weights: uniform:min=1,max=100,seed=2}
       - {graph: asia.osm, stand_in: auto}  # the catalog's synthetic stand-in when asia.osm is not fetched
       - {graph: random.2Mv.128Me, params: {bfs4k: {k1: 32}}}  # a variant's parameters on this graph only
+      - {graph: rome99, stand_in: both}    # the real graph and the catalog's stand-in for it, side by side
+      - power                              # a graph `sssp-bench import` put into the dataset cache
+      - {graph: data/p2p.txt.gz, convert: {directed: true}}  # a graph file, converted on first use
     implementations:                  # names; a list of values sweeps a parameter (one variant per combination)
       - cpu-dijkstra
       - {name: cpu-bf-queue, params: {count_relaxations: [false, true]}}
@@ -17,7 +20,8 @@
     warmup: 1                         # untimed solves per implementation and graph, before the timed ones
     weights: keep                     # keep | unit | uniform:... | negative:... (see weights.py); per graph too
     verification: {reference: auto, reference_sources: 10}
-    baseline: cpu-dijkstra            # the variant speedups divide by; null for none
+    baseline: cpu-dijkstra            # the variant speedups divide by; null for none; or one per problem kind:
+                                      # {sssp: cpu-dijkstra, bfs: cpu-bfs} (BFS variants divided by a BFS)
     time_limit: 600                   # seconds per solve
     output: results
     datasets: datasets
@@ -28,7 +32,16 @@ and what is allowed.
 Stand-ins: a catalog graph that is downloaded (not generated) may carry `stand_in`: `auto` (the catalog entry's
 `stand_in` spec), a generator spec of your own, or `false` (the default: the real graph is required). The
 stand-in runs only when the real graph is not in the dataset cache; results keep the paper's label and record
-`stand_in_for`, and the report marks the graph (see graphs.choose_graph).
+`stand_in_for`, and the report marks the graph (see graphs.choose_graph). `both` runs the real graph (which must
+be fetched) and the catalog's stand-in for it, side by side: the entry becomes two graphs, the real one under its
+label and the stand-in under `<label>-stand-in` (STAND_IN_SUFFIX), with the same weights and parameters, so the
+report's stand-in fidelity section can put each implementation's times and their order on both side by side.
+
+Graph files: a graph entry may name a graph file by its path (any format the parsers read, compressed or not, or
+an archive); it is converted on first use and cached by content hash (datasets/user_graphs.py). Its `convert`
+says how to read it where the file does not: `format`, `member` (the file inside an archive), `directed` (a SNAP
+edge list must be told) and the cleaning options (`symmetrize: true`, ...: catalog.CLEAN_KEYS). A graph that
+`sssp-bench import` put into the dataset cache is named by its name, like a catalog graph.
 
 Variants: `label` names one entry's variant(s) instead of the implementation's name, so one implementation can
 run with several fixed parameter sets side by side (`{name: hbf, label: hbf-all-off, params: {...}}`); a swept
@@ -81,7 +94,7 @@ import yaml
 
 from .. import impls
 from ..errors import ConfigError, UserError
-from ..results.names import stands_for
+from ..results.names import default_baseline, stands_for
 
 TOP_LEVEL_KEYS = {
     "name", "description", "graphs", "implementations", "sources", "repetitions", "warmup", "weights",
@@ -92,7 +105,9 @@ FASTER_THAN_KEYS = {"variant", "than", "graphs"}
 FIGURE_KEYS = {"name", "title", "x", "y", "graphs", "variants", "paper"}
 FIGURE_X = ("vertices", "arcs", "average_degree")  # or param:KEY, a generator parameter of each graph's spec
 FIGURE_Y = ("speedup", "time", "mteps", "efficiency")
-GRAPH_KEYS = {"graph", "label", "weights", "stand_in", "params"}
+GRAPH_KEYS = {"graph", "label", "weights", "stand_in", "params", "convert"}
+CONVERT_KEYS = {"format", "member", "directed"}  # and the cleaning options, catalog.CLEAN_KEYS
+STAND_IN_SUFFIX = "-stand-in"  # the label of the stand-in that `stand_in: both` runs beside the real graph
 IMPLEMENTATION_KEYS = {"name", "label", "params", "sources"}
 SOURCES_KEYS = {"count", "seed", "min_reached"}
 VERIFICATION_KEYS = {"reference", "reference_sources"}
@@ -105,6 +120,9 @@ class GraphEntry:
     weights: Any          # a weight spec (string or dict), "keep" by default
     stand_in: str | None = None  # generator spec to run when the catalog graph is not fetched; None: it is required
     params: dict[str, dict[str, Any]] = field(default_factory=dict)  # variant name -> its parameters on this graph
+    convert: dict[str, Any] | None = None  # how a graph file is read (format, member, directed, cleaning options)
+    beside: str | None = None  # `stand_in: both`: the label of the real graph this stand-in runs beside (it runs even
+                               # where the real graph is fetched)
 
     def variant(self, variant: Variant) -> Variant:
         """The variant as it runs on this graph: its parameters with this graph's replacements."""
@@ -135,7 +153,7 @@ class Config:
     warmup: int
     reference: str                   # "auto" or an implementation name
     reference_sources: int
-    baseline: str | None
+    baseline: str | dict[str, str] | None  # one name, or one per problem kind (results/names.baseline_for)
     time_limit: float
     output: Path
     datasets: Path
@@ -292,18 +310,21 @@ def _validate(data: dict[str, Any], locator: _Locator, default_name: str) -> Con
     if reference_sources < 0:
         raise locator.fail("verification.reference_sources", f"expected 0 or more, got {reference_sources}")
 
-    variant_names = [variant.name for variant in variants]
-    baseline_default = "cpu-dijkstra" if "cpu-dijkstra" in variant_names else None
-    baseline = data.get("baseline", baseline_default)
-    if baseline is not None:
-        # the report divides by exactly one variant per graph (results/names.py)
-        named = stands_for(baseline, _variant_implementations(variants)) if isinstance(baseline, str) else []
-        if not named:
-            raise locator.fail("baseline",
-                               f"{baseline!r} is not one of the implementations run: {', '.join(variant_names)}")
-        if len(named) > 1:
-            raise locator.fail("baseline", f"{baseline!r} stands for {len(named)} variants ({', '.join(named)}); "
-                                           "name one of them")
+    kinds = {variant.name: (variant.implementation, impls.get(variant.implementation).kind) for variant in variants}
+    baseline = data.get("baseline", default_baseline(kinds))
+    if isinstance(baseline, dict):
+        if not baseline:
+            raise locator.fail("baseline", "expected one variant name, or a mapping of problem kind to one, e.g. "
+                                           "{sssp: cpu-dijkstra, bfs: cpu-bfs}")
+        known_kinds = sorted({implementation.kind for implementation in impls.registry().values()})
+        for kind, kind_baseline in baseline.items():
+            if kind not in known_kinds:
+                raise locator.fail(f"baseline.{kind}", f"not a problem kind (kinds: {', '.join(known_kinds)})")
+            chosen = _baseline_variant(kind_baseline, f"baseline.{kind}", variants, locator)
+            if kinds[chosen][1] != kind:
+                raise locator.fail(f"baseline.{kind}", f"{kind_baseline!r} solves {kinds[chosen][1]}, not {kind}")
+    elif baseline is not None:
+        _baseline_variant(baseline, "baseline", variants, locator)
 
     time_limit = data.get("time_limit", 600)
     if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or time_limit <= 0:
@@ -331,12 +352,28 @@ def _validate(data: dict[str, Any], locator: _Locator, default_name: str) -> Con
     )
 
 
+def _baseline_variant(name: Any, key_path: str, variants: list[Variant], locator: _Locator) -> str:
+    """The one variant a baseline name stands for: the report divides by exactly one per graph (results/names.py)."""
+    named = stands_for(name, _variant_implementations(variants)) if isinstance(name, str) else []
+    if not named:
+        raise locator.fail(key_path, f"{name!r} is not one of the implementations run: "
+                                     f"{', '.join(variant.name for variant in variants)}")
+    if len(named) > 1:
+        raise locator.fail(key_path, f"{name!r} stands for {len(named)} variants ({', '.join(named)}); "
+                                     "name one of them")
+    return named[0]
+
+
 def _raw_graph(entry: GraphEntry) -> dict[str, Any]:
     raw = {"graph": entry.graph, "label": entry.label, "weights": entry.weights}
     if entry.stand_in is not None:  # only then, so that configs without stand-ins keep their hashes
         raw["stand_in"] = entry.stand_in
+    if entry.beside is not None:
+        raw["beside"] = entry.beside
     if entry.params:
         raw["params"] = entry.params
+    if entry.convert is not None:
+        raw["convert"] = entry.convert
     return raw
 
 
@@ -578,13 +615,21 @@ def _graphs(entries: Any, default_weights: Any, locator: _Locator) -> list[Graph
         if "graph" not in entry:
             raise locator.fail(key_path, "missing required key 'graph'")
         graph = _typed(entry, "graph", str, locator, None, key_path)
-        label = _typed(entry, "label", str, locator, graph, key_path)
+        label = _typed(entry, "label", str, locator, _default_label(graph), key_path)
         weights = _weights(entry.get("weights", default_weights), f"{key_path}.weights", locator)
-        stand_in = _stand_in(entry.get("stand_in"), graph, f"{key_path}.stand_in", locator)
+        both = entry.get("stand_in") == "both"
+        stand_in = _stand_in("auto" if both else entry.get("stand_in"), graph, f"{key_path}.stand_in", locator)
         params = entry.get("params", {}) or {}
         if not isinstance(params, dict):
             raise locator.fail(f"{key_path}.params", "expected a mapping of variant name to {parameter: value}")
-        graphs.append(GraphEntry(graph, label, weights, stand_in, params))
+        convert = None
+        if "convert" in entry or _names_a_graph_file(graph):
+            convert = _convert(entry.get("convert", {}), graph, f"{key_path}.convert", locator) or None
+        if both:
+            graphs.append(GraphEntry(graph, label, weights, None, params))
+            graphs.append(GraphEntry(graph, label + STAND_IN_SUFFIX, weights, stand_in, params, beside=label))
+        else:
+            graphs.append(GraphEntry(graph, label, weights, stand_in, params, convert))
     labels = [graph.label for graph in graphs]
     duplicates = sorted({label for label in labels if labels.count(label) > 1})
     if duplicates:
@@ -601,7 +646,7 @@ def _stand_in(value: Any, graph: str, key_path: str, locator: _Locator) -> str |
     if value is None or value is False:
         return None
     if not isinstance(value, str) or not value.strip():
-        raise locator.fail(key_path, f"expected auto, false or a generator spec, got {value!r}")
+        raise locator.fail(key_path, f"expected auto, both, false or a generator spec, got {value!r}")
     entry = catalog.find(graph)
     if entry is None:
         raise locator.fail(key_path, f"{graph!r} is not a catalog graph; only a catalog graph that is downloaded "
@@ -615,8 +660,54 @@ def _stand_in(value: Any, graph: str, key_path: str, locator: _Locator) -> str |
     try:
         generators.parse_spec(value)
     except SpecError as error:
-        raise locator.fail(key_path, f"expected auto, false or a generator spec: {error}") from None
+        raise locator.fail(key_path, f"expected auto, both, false or a generator spec: {error}") from None
     return value.strip()
+
+
+def _default_label(graph: str) -> str:
+    """A graph's label when its entry gives none: the graph as named, or a graph file's name without its folder
+    and suffixes ("data/p2p-Gnutella04.txt.gz" -> "p2p-Gnutella04")."""
+    from ..datasets.formats import graph_name
+
+    return graph_name(graph) if _names_a_graph_file(graph) else graph
+
+
+def _names_a_graph_file(graph: str) -> bool:
+    """Whether a config's `graph` is a graph file's path, which is converted on first use (graph/load.py)."""
+    from ..datasets import catalog
+    from ..graph.load import is_generator_spec, looks_like_graph_file
+
+    if is_generator_spec(graph) or catalog.find(graph) is not None or graph.endswith(".csr"):
+        return False
+    return "/" in graph or Path(graph).is_file() or looks_like_graph_file(graph)
+
+
+def _convert(value: Any, graph: str, key_path: str, locator: _Locator) -> dict[str, Any]:
+    """A graph entry's `convert`: how a graph file is read (datasets/user_graphs.Reading), for a graph file only."""
+    from ..datasets import catalog
+    from ..datasets.formats import FORMATS, sniff_format
+
+    if not _names_a_graph_file(graph):
+        raise locator.fail(key_path, f"{graph!r} is not a graph file's path (a generator spec, a catalog graph, an "
+                                     "imported graph or a .csr file is read as it is)")
+    allowed = CONVERT_KEYS | catalog.CLEAN_KEYS
+    if not isinstance(value, dict):
+        raise locator.fail(key_path, f"expected a mapping with some of {', '.join(sorted(allowed))}")
+    _check_keys(value, allowed, key_path, locator)
+    fmt = value.get("format")
+    if fmt is not None and fmt not in FORMATS:
+        raise locator.fail(f"{key_path}.format", f"expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    if value.get("member") is not None:
+        _typed(value, "member", str, locator, None, key_path)
+    for key in ({"directed"} | catalog.CLEAN_KEYS) & set(value):
+        if not isinstance(value[key], bool):
+            raise locator.fail(f"{key_path}.{key}", f"expected true or false, got {value[key]!r}")
+    if (fmt or sniff_format(graph)) == "snap" and "directed" not in value:
+        raise locator.fail(f"{key_path}.directed", "a SNAP edge list does not say whether it is directed: "
+                                                   "expected true or false")
+    reading = {key: value[key] for key in CONVERT_KEYS if value.get(key) is not None}
+    clean = {key: True for key in sorted(catalog.CLEAN_KEYS) if value.get(key)}
+    return {**reading, "clean": clean} if clean else reading
 
 
 def _variant_label(entry: dict[str, Any], name: str, key_path: str, locator: _Locator) -> str:

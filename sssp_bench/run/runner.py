@@ -41,7 +41,7 @@ import numpy as np
 
 from .. import impls, jsonfile
 from . import provenance, roofline, verify
-from .config import Config, Variant
+from .config import Config, GraphEntry, Variant
 from ..errors import NegativeCycleError, UnsupportedGraphError, UserError
 from ..gpu import certificate as device_certificate
 from ..gpu import runtime as gpu_runtime
@@ -214,12 +214,15 @@ class Runner:
             stand_in, force = self._stand_in_choice(entry)
             chosen, _ = choose_graph(entry.graph, self.config.datasets, stand_in, force)
             if not is_generator_spec(chosen):
-                resolve_path(chosen, self.config.datasets)
+                resolve_path(chosen, self.config.datasets, entry.convert)
 
     def _stand_in_choice(self, entry) -> tuple[str | None, bool]:
         """(the stand-in spec the entry allows, whether to force it): a resumed run keeps what it began with,
-        the real graph or the stand-in, even if the dataset cache changed in between."""
+        the real graph or the stand-in, even if the dataset cache changed in between; the stand-in half of
+        `stand_in: both` is always the stand-in."""
         recorded = self.manifest.get("graphs", {}).get(entry.label)
+        if entry.beside is not None:
+            return entry.stand_in, True
         if entry.stand_in is None or not recorded:
             return entry.stand_in, False
         if recorded.get("stand_in_for"):
@@ -293,7 +296,8 @@ class Runner:
         started = time.perf_counter()
         try:
             stand_in, force = self._stand_in_choice(entry)
-            loaded = load_graph(entry.graph, entry.label, entry.weights, config.datasets, stand_in, force)
+            loaded = load_graph(entry.graph, entry.label, entry.weights, config.datasets, stand_in, force,
+                                entry.convert)
         except (UserError, OSError, MemoryError) as error:
             status, message = classify(error) if not isinstance(error, UserError) else ("error", str(error))
             for variant in config.variants_on(entry.label):
@@ -306,13 +310,14 @@ class Runner:
         graph = loaded.graph
         if loaded.stand_in_for:
             self.stand_ins[entry.label] = (loaded.stand_in_for, loaded.stand_in)
-            self.log(f"{entry.label}: {loaded.stand_in_for} is not fetched; its stand-in {loaded.stand_in} runs instead")
+            self.log(f"{entry.label}: the stand-in {loaded.stand_in} runs beside {entry.beside}" if entry.beside else
+                     f"{entry.label}: {loaded.stand_in_for} is not fetched; its stand-in {loaded.stand_in} runs instead")
         progress.describe(entry.label, "picking sources")
         started = time.perf_counter()
         cache = sources_cache_path(loaded.path, config.source_count, config.source_seed, config.min_reached)
         sources = cached_sources(graph, cache, config.source_count, config.source_seed, config.min_reached)
         sources_s = time.perf_counter() - started
-        self._record_graph(loaded, sources, load_s, sources_s)
+        self._record_graph(entry, loaded, sources, load_s, sources_s)
         if len(sources) < config.source_count:
             self.log(f"{entry.label}: only {len(sources)} of {config.source_count} vertices qualify as sources")
             progress.advance(self._solves_per_graph(entry.label, config.source_count)
@@ -328,7 +333,8 @@ class Runner:
             device_certificate.release()
             gpu_runtime.release_device_graphs()  # the next graph gets the device memory (a no-op without CuPy)
 
-    def _record_graph(self, loaded: LoadedGraph, sources: list[int], load_s: float, sources_s: float) -> None:
+    def _record_graph(self, entry: GraphEntry, loaded: LoadedGraph, sources: list[int], load_s: float,
+                      sources_s: float) -> None:
         graph = loaded.graph
         self.manifest["graphs"][loaded.label] = {
             "n": graph.n, "m": graph.m, "directed": graph.directed, "weighted": graph.weighted,
@@ -339,7 +345,8 @@ class Runner:
             "characteristics": graph.meta.get("characteristics", {}), "table1": graph.meta.get("table1", {}),
             "sources": sources, "load_s": load_s, "sources_s": sources_s,
             "stand_in_for": loaded.stand_in_for, "stand_in": loaded.stand_in,
-            "stand_in_note": _stand_in_note(loaded),
+            "stand_in_note": _stand_in_note(loaded), "real_graph": _real_graph(loaded, self.config.datasets),
+            "beside": entry.beside,
         }
         write_json_atomic(self.manifest_path, self.manifest)
 
@@ -515,6 +522,23 @@ def _stand_in_note(loaded: LoadedGraph) -> str:
 
     entry = catalog.find(loaded.stand_in_for) if loaded.stand_in_for else None
     return entry.stand_in_note if entry is not None and entry.stand_in == loaded.stand_in else ""
+
+
+def _real_graph(loaded: LoadedGraph, datasets: Path) -> dict[str, Any] | None:
+    """For a stand-in: what is known of the real graph's Table 1, for the report's stand-in fidelity section to put
+    beside the stand-in's: the cached real graph's own (`stand_in: both`, or a resumed run that began with the
+    stand-in), else the catalog's size and published facts. None for a real graph."""
+    from ..datasets import catalog
+    from ..graph.csr import read_sidecar
+
+    entry = catalog.find(loaded.stand_in_for) if loaded.stand_in_for else None
+    if entry is None:
+        return None
+    if catalog.is_fetched(entry, datasets):
+        table1 = read_sidecar(datasets / f"{entry.name}.csr").get("table1")
+        if table1:
+            return {"source": "dataset cache", "table1": table1}
+    return {"source": "catalog", "table1": entry.published_table1()}
 
 
 def _now() -> str:

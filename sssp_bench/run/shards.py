@@ -77,10 +77,11 @@ def parse_shard(text: str, option: str = "--shard") -> tuple[int, int]:
     return index, count
 
 
-def estimated_arcs(entry: GraphEntry) -> float:
-    """The arcs of a config's graph, from the catalog, a generator spec's parameters or a file's header."""
+def estimated_arcs(entry: GraphEntry, datasets: Path = Path("datasets")) -> float:
+    """The arcs of a config's graph, from the catalog, a generator spec's parameters or a file's header (a graph
+    file or an imported graph's, from the dataset cache: a graph file is converted here if it was not yet)."""
     from ..datasets import catalog
-    from ..graph.load import is_generator_spec
+    from ..graph.load import is_generator_spec, resolve_path
 
     if is_generator_spec(entry.graph):
         return spec_arcs(entry.graph)
@@ -88,14 +89,11 @@ def estimated_arcs(entry: GraphEntry) -> float:
     if found is not None:
         if found.generated and found.spec:
             return spec_arcs(found.spec)
-        doubled = found.m_unit == "edges" and not found.directed  # an undirected edge is two arcs
-        return float(found.m * (2 if doubled else 1))
-    from ..graph.csr import read_csr
+        return float(found.arcs)
+    from ..graph.csr import read_header
 
-    path = Path(entry.graph)
-    if not path.exists():
-        raise UserError(f"{entry.graph}: no such graph file")
-    return float(read_csr(path).m)
+    path, _ = resolve_path(entry.graph, datasets, entry.convert)
+    return float(read_header(path)["m"])
 
 
 def spec_arcs(spec: str) -> float:
@@ -132,7 +130,7 @@ def spec_arcs(spec: str) -> float:
 
 def config_cells(config: Config) -> list[Cell]:
     """Every cell the config runs, in its order (graph-major), with its expected cost."""
-    sizes = {entry.label: estimated_arcs(entry) for entry in config.graphs}
+    sizes = {entry.label: estimated_arcs(entry, config.datasets) for entry in config.graphs}
     cells = []
     for entry in config.graphs:
         for variant in config.variants_on(entry.label):

@@ -122,8 +122,8 @@ def preflight(config: Config) -> None:
     from ..graph.load import choose_graph, resolve_path
 
     for entry in config.graphs:
-        chosen, _ = choose_graph(entry.graph, config.datasets, entry.stand_in)
-        resolve_path(chosen, config.datasets)  # a generator spec is generated into the dataset cache
+        chosen, _ = choose_graph(entry.graph, config.datasets, entry.stand_in, entry.beside is not None)
+        resolve_path(chosen, config.datasets, entry.convert)  # a generator spec is generated, a graph file converted
 
 
 def run_on_workers(config: Config, workers: int | None = None, scheduler: str | None = None,

@@ -1,4 +1,5 @@
-"""Real graph files -> CSR: DIMACS 9 `.gr`, METIS `.graph` (DIMACS 10), SNAP edge lists, Matrix Market `.mtx`.
+"""Real graph files -> CSR: DIMACS 9 `.gr`, METIS `.graph` (DIMACS 10), SNAP edge lists, Matrix Market `.mtx`,
+PACE 2016 `.gr` (the DIMACS road networks' topology).
 
     converted = convert_stream(stream, "dimacs9", "USA-road-d.NY.gr.gz", ConvertOptions())
     converted.graph            CSRGraph (int32 weights; float32 for real mtx; None when unweighted)
@@ -9,7 +10,7 @@
 
 `stream` is a binary stream, already decompressed (see `archive.open_data_file`); `label` names the file in
 errors. Every problem with the file is a one-line `GraphFormatError`: "<label>:<line>: expected ..., got ...".
-Each format's rules, as implemented, are in its module's docstring: `dimacs9`, `metis`, `snap`, `mtx`.
+Each format's rules, as implemented, are in its module's docstring: `dimacs9`, `metis`, `snap`, `mtx`, `pace`.
 
 How a file is read (`parsing`): in chunks of whole lines (16 MB by default, `chunk_bytes`), a short Python
 header phase, then one numba line loop, shared by the formats, that parses the body into int32 arc arrays with
@@ -19,7 +20,8 @@ three arrays of m (sources, targets, weights; two when unweighted) plus O(n). ex
 measures the speed and the peak memory.
 
 A format is one module: its parser (a `parsing.FormatParser`: header lines, line grammar, messages, finish) and
-its rules in the docstring, registered in `PARSERS` below.
+its rules in the docstring, registered in `PARSERS` below. Its `suffix` names its files; where two formats share
+one (DIMACS 9 and PACE: `.gr`), `recognizes(head)` tells them apart by the file's first bytes.
 
 Cleaning (`cleaning`), in this order, each recorded in stats:
   1. drop_self_loops / drop_diagonal (the same thing): remove arcs u -> u. Kept by default (H-BF classifies them).
@@ -31,7 +33,7 @@ Cleaning (`cleaning`), in this order, each recorded in stats:
 binarize drops the values while parsing (they are still checked): an unweighted graph. The cleaning steps
 build new arrays (symmetrize about three times m), so they are meant for graphs that fit comfortably.
 `directed` left None takes the format's own: dimacs9 directed, metis undirected, mtx symmetric undirected
-(general and skew-symmetric directed), snap must be told.
+(general and skew-symmetric directed), pace undirected, snap must be told.
 """
 
 from __future__ import annotations
@@ -48,14 +50,16 @@ from .cleaning import drop_self_loops, largest_component, merge_parallel_arcs, w
 from .dimacs9 import DimacsParser
 from .metis import MetisParser
 from .mtx import MatrixMarketParser
+from .pace import PaceParser
 from .parsing import DEFAULT_CHUNK_BYTES, read_chunks
 from .snap import SnapParser
 
-PARSERS = (DimacsParser, MetisParser, SnapParser, MatrixMarketParser)  # the registry of formats
+PARSERS = (DimacsParser, MetisParser, SnapParser, MatrixMarketParser, PaceParser)  # the registry of formats
 FORMATS = tuple(parser.format_name for parser in PARSERS)
 _PARSERS = {parser.format_name: parser for parser in PARSERS}
-_SUFFIXES = {parser.suffix: parser.format_name for parser in PARSERS}
+_SUFFIXES = tuple(dict.fromkeys(parser.suffix for parser in PARSERS))
 _COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz")
+SNIFF_BYTES = 4096  # how much of a file's start `sniff_format` may look at
 
 
 @dataclass(frozen=True)
@@ -78,17 +82,17 @@ class Converted:
     stats: dict
 
 
-def sniff_format(name: str) -> str | None:
-    """The format a file name suggests: .gr dimacs9, .graph metis, .mtx mtx, .txt snap (.gz/.bz2/.xz ignored)."""
+def sniff_format(name: str, head: bytes = b"") -> str | None:
+    """The format a file name suggests: .gr dimacs9 (or pace, when `head`, the decompressed file's first bytes,
+    holds a `p tw` line), .graph metis, .mtx mtx, .txt snap (.gz/.bz2/.xz ignored); None for another name."""
     stem = PurePosixPath(name.replace("\\", "/")).name.lower()
     for suffix in _COMPRESSION_SUFFIXES:
         if stem.endswith(suffix):
             stem = stem[: -len(suffix)]
             break
-    for suffix, fmt in _SUFFIXES.items():
-        if stem.endswith(suffix):
-            return fmt
-    return None
+    candidates = [parser for parser in PARSERS if stem.endswith(parser.suffix)]
+    chosen = next((parser for parser in candidates if parser.recognizes(head)), candidates[0] if candidates else None)
+    return chosen.format_name if chosen else None
 
 
 def graph_name(label: str) -> str:
@@ -156,6 +160,7 @@ __all__ = [
     "DEFAULT_CHUNK_BYTES",
     "FORMATS",
     "PARSERS",
+    "SNIFF_BYTES",
     "ConvertOptions",
     "Converted",
     "convert_stream",

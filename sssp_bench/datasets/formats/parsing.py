@@ -426,6 +426,12 @@ class FormatParser:
         self.header_blanks = 0
         self.lines = None             # what the line grammar reads, made again when the output block changes
 
+    @classmethod
+    def recognizes(cls, head: bytes) -> bool:
+        """Whether a file whose first bytes are `head` looks like this format; what tells two formats that share a
+        suffix apart (sniff_format). By default every file does."""
+        return True
+
     # --- to be provided by each format
     def header_line(self, text: bytes, line: int) -> str:
         raise NotImplementedError

@@ -14,6 +14,12 @@
   read. Undirected: every arc and its reverse, one arc per (u, v) pair (the lightest), like `symmetrize`.
 * `# Nodes: N Edges: M` in the leading comments goes into the header; a disagreement with the file (N distinct
   ids, M data lines) is a warning in stats, not an error: SNAP's counts are informal.
+* A count line: copies of SNAP files elsewhere often replace the comment header by a line of counts. Before the
+  first edge line (comments aside), a line holding one integer is a count of vertices (often rounded) and goes
+  into the header as n; a first data line of two integers `N M` is a count line when, and only when, the lines
+  after it hold exactly N distinct ids in exactly M edge lines (it is then no edge, and goes into the header
+  with `count_line` set), else it is an edge like any other. A two-number count line is recognised only before
+  two-column edge lines (before weighted ones it is an edge line of the wrong width: an error at line 2).
 """
 
 from __future__ import annotations
@@ -26,8 +32,8 @@ from ...errors import GraphFormatError
 from ...graph.build import csr_from_arcs
 from .parsing import (HEADER_BODY, HEADER_MORE, INT32_MAX, INT32_MIN, LINE_BLANK, LINE_COMMENT, LINE_NEED_SPACE,
                       LINE_STORED, NEWLINE, S_ARCS, S_BLOCK_START, S_FORMAT, S_MAX_ID, S_SELF_LOOPS, S_SORTED,
-                      TOKEN_BAD, TOKEN_MISSING, TOKEN_OK, ArcStore, FormatParser, line_loop_kernel, next_record,
-                      parse_lines, read_integer, skip_blanks, skip_token, stored_arc)
+                      TOKEN_BAD, TOKEN_MISSING, TOKEN_OK, ArcStore, FormatParser, integer_tokens, line_loop_kernel,
+                      next_record, parse_lines, read_integer, skip_blanks, skip_token, stored_arc)
 
 S_COLUMNS = S_FORMAT      # 0 until the first data line, then 2 or 3
 
@@ -100,11 +106,26 @@ def _renumber(ids, new_ids):
         ids[index] = new_ids[ids[index]]
 
 
+def _dense(max_id: int, arcs: int) -> bool:
+    """Whether ids up to `max_id` are dense enough among `arcs` arcs for a table indexed by id."""
+    return max_id + 1 <= 8 * arcs + (1 << 20)
+
+
+def distinct_ids(sources: np.ndarray, targets: np.ndarray, max_id: int) -> int:
+    """How many ids occur among the arcs (without renumbering them)."""
+    if _dense(max_id, len(targets)):
+        present = np.zeros(max_id + 1, dtype=np.int32)
+        _mark_present(sources, present)
+        _mark_present(targets, present)
+        return int(np.count_nonzero(present))
+    return len(np.union1d(np.unique(sources), np.unique(targets)))
+
+
 def compact_ids(sources: np.ndarray, targets: np.ndarray, max_id: int) -> np.ndarray:
     """Renumber the ids in place to 0..n-1 in sorted order; returns the original id of each new id (int64)."""
     if len(targets) == 0:
         return np.empty(0, dtype=np.int64)
-    if max_id + 1 <= 8 * len(targets) + (1 << 20):  # dense enough for a table indexed by id
+    if _dense(max_id, len(targets)):
         new_ids = np.zeros(max_id + 1, dtype=np.int32)
         _mark_present(sources, new_ids)
         _mark_present(targets, new_ids)
@@ -133,14 +154,22 @@ class SnapParser(FormatParser):
             raise GraphFormatError(f"{label}: a SNAP edge list does not say whether it is directed: "
                                    "expected directed=True or directed=False in the conversion options")
         self.natural_directed = bool(options.directed)
+        self.count_candidate: tuple[int, int, int] | None = None  # (line, N, M) of a first data line 'N M'
 
     def header_line(self, text: bytes, line: int) -> str:
         stripped = text.strip()
         if not stripped:
             return HEADER_MORE
         if not stripped.startswith(b"#"):
+            tokens = stripped.split()
+            counts = integer_tokens(tokens)
+            if counts is not None and len(counts) == 1 and "count_line" not in self.header:
+                self.header.update({"n": counts[0], "line": line, "count_line": True})
+                return HEADER_MORE
+            if counts is not None and len(counts) == 2 and self.count_candidate is None:
+                self.count_candidate = (line, counts[0], counts[1])  # an edge, unless finish() finds it counts
             # the first data line: a third column means weights (the kernel checks every line agrees)
-            weighted = len(stripped.split()) == 3 and not self.options.binarize
+            weighted = len(tokens) == 3 and not self.options.binarize
             self.arcs = ArcStore(with_sources=True, weight_dtype=np.int32 if weighted else None, expected=None)
             return HEADER_BODY
         self.header_comments += 1
@@ -174,17 +203,35 @@ class SnapParser(FormatParser):
         arcs = int(self.state[S_ARCS])
         columns = int(self.state[S_COLUMNS])
         arrays = self.arcs.take(self.state)
-        original_ids = compact_ids(arrays[0], arrays[1], int(self.state[S_MAX_ID]))
+        self_loops = int(self.state[S_SELF_LOOPS])
+        sorted_by_source = bool(self.state[S_SORTED])
+        max_id = int(self.state[S_MAX_ID])
+        if self._counts_the_rest(arrays, arcs, max_id):
+            line, count_n, count_m = self.count_candidate
+            arrays = [None if array is None else array[1:] for array in arrays]  # views: the arcs are not copied
+            arcs -= 1
+            self_loops -= int(count_n == count_m)
+            sorted_by_source = bool(np.all(arrays[0][1:] >= arrays[0][:-1]))
+            self.header.update({"n": count_n, "m": count_m, "line": line, "count_line": True})
+        original_ids = compact_ids(arrays[0], arrays[1], max_id)
         n = len(original_ids)
-        row_offsets, column_ids, weights, _ = csr_from_arcs(n, arrays, bool(self.state[S_SORTED]))
+        row_offsets, column_ids, weights, _ = csr_from_arcs(n, arrays, sorted_by_source)
         self.header.update({"columns": columns, "fields": "u v w" if columns == 3 else "u v",
                             "directed": self.natural_directed})
         warnings = []
-        if "n" in self.header and (self.header["n"], self.header["m"]) != (n, arcs):
-            warnings.append(f"the comment on line {self.header['line']} says Nodes: {self.header['n']} "
-                            f"Edges: {self.header['m']}, the file has {n} distinct ids and {arcs} edge lines")
+        if "n" in self.header and (self.header["n"], self.header.get("m", arcs)) != (n, arcs):
+            said = (f"the count line (line {self.header['line']}) says {self.header['n']}"
+                    + (f" {self.header['m']}" if "m" in self.header else "")) if self.header.get("count_line") else (
+                f"the comment on line {self.header['line']} says Nodes: {self.header['n']} Edges: {self.header['m']}")
+            warnings.append(f"{said}, the file has {n} distinct ids and {arcs} edge lines")
         stats = {
-            **self.line_stats(), "arcs_read": arcs, "self_loops": int(self.state[S_SELF_LOOPS]),
-            "sorted_by_source": bool(self.state[S_SORTED]), "warnings": warnings,
+            **self.line_stats(), "arcs_read": arcs, "self_loops": self_loops,
+            "sorted_by_source": sorted_by_source, "warnings": warnings,
         }
         return row_offsets, column_ids, weights, original_ids, stats
+
+    def _counts_the_rest(self, arrays: list, arcs: int, max_id: int) -> bool:
+        """Whether the first data line 'N M' counts the lines after it: M edge lines holding N distinct ids."""
+        if self.count_candidate is None or arcs - 1 != self.count_candidate[2]:
+            return False
+        return distinct_ids(arrays[0][1:], arrays[1][1:], max_id) == self.count_candidate[1]

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from . import (
-    claims, failures, figures, graphs, heading, metrics, provenance, results_table, roofline, speed_targets,
+    claims, failures, figures, graphs, heading, metrics, provenance, results_table, roofline, speed_targets, stand_ins,
 )
 
 if TYPE_CHECKING:
@@ -19,6 +19,7 @@ SECTIONS: tuple[Callable[[Report], list[str]], ...] = (
     provenance.section,     # config, host, GPU, code of each run
     graphs.section,         # Table 1 and the stand-ins' footnote
     results_table.section,  # one row per graph and variant, its notes, the chart
+    stand_ins.section,      # each stand-in beside its real graph: Table 1, times, the implementations' order
     roofline.section,       # the floor under each solve
     speed_targets.section,  # papers' MTEPS, scaled by bandwidth
     claims.section,         # papers' findings and issues' asks, judged

@@ -3,11 +3,10 @@ generator specs and why each fits the graph it replaces."""
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from ..text import STAND_IN_MARK, graph_cell, markdown_cell
+from ..text import STAND_IN_MARK, count_cell, decimal_cell, graph_cell, markdown_cell
 
 if TYPE_CHECKING:
     from .. import Report
@@ -29,27 +28,32 @@ def section(report: Report) -> list[str]:
             f"{table1['weight_min']}..{table1['weight_max']}" if "weight_min" in table1 else "yes")
         lines.append(
             f"| {markdown_cell(graph_cell(label, info.get('stand_in_for')))} | {markdown_cell(_origin(info))} | "
-            f"{_yes_no(info.get('directed'))} | {_count(info.get('n'))} | "
-            f"{_count(info.get('m'))} | {_decimal(table1.get('out_degree_mean'))} | "
-            f"{_decimal(table1.get('out_degree_std'))} | {_count(table1.get('out_degree_max'))} | "
-            f"{_count(table1.get('out_degree_mode'))} | {_count(table1.get('approx_diameter'))} | {weights} |")
+            f"{_yes_no(info.get('directed'))} | {count_cell(info.get('n'))} | "
+            f"{count_cell(info.get('m'))} | {decimal_cell(table1.get('out_degree_mean'))} | "
+            f"{decimal_cell(table1.get('out_degree_std'))} | {count_cell(table1.get('out_degree_max'))} | "
+            f"{count_cell(table1.get('out_degree_mode'))} | {count_cell(table1.get('approx_diameter'))} | {weights} |")
     lines += ["", "Degrees are out-degrees; an undirected edge is two arcs. The diameter is a lower bound in hops "
               "by double-sweep BFS.", ""]
-    return lines + _stand_in_lines(graphs)
+    differs = {fidelity.stand_in_label for fidelity in report.fidelity if fidelity.differs}
+    return lines + _stand_in_lines(graphs, differs)
 
 
-def _stand_in_lines(graphs: dict[str, dict[str, Any]]) -> list[str]:
-    """The footnote under Table 1: which graphs ran as stand-ins, their generator specs, and why they fit."""
+def _stand_in_lines(graphs: dict[str, dict[str, Any]], differs: set[str]) -> list[str]:
+    """The footnote under Table 1: which graphs ran as stand-ins, their generator specs, why they fit, and a flag on
+    each that orders the implementations differently from its real graph (results/stand_ins.py)."""
     stand_ins = [(label, info) for label, info in graphs.items() if info.get("stand_in_for")]
     if not stand_ins:
         return []
-    lines = [(f"{STAND_IN_MARK} **Stand-ins.** These real graphs were not in the dataset cache, so a synthetic graph "
-              "of the same size and structure ran under the paper's name; its rows are not the real graph's numbers."),
-             ""]
+    lines = [(f"{STAND_IN_MARK} **Stand-ins.** A synthetic graph of the same size and structure ran in place of these "
+              "real graphs (not in the dataset cache, or run beside it with `stand_in: both`); its rows are not the "
+              "real graph's numbers. How well each predicts its real graph: Stand-in fidelity, below."), ""]
     for label, info in stand_ins:
         note = str(info.get("stand_in_note") or "")
+        flag = (". **Orders the implementations differently from its real graph** (Stand-in fidelity)."
+                if label in differs else "")
         lines.append(f"- {markdown_cell(label)}: stand-in for {markdown_cell(info['stand_in_for'])}, "
-                     f"`{markdown_cell(info.get('stand_in') or '?')}`" + (f": {markdown_cell(note)}" if note else ""))
+                     f"`{markdown_cell(info.get('stand_in') or '?')}`" + (f": {markdown_cell(note)}" if note else "")
+                     + flag)
     return lines + [""]
 
 
@@ -60,17 +64,13 @@ def _origin(info: dict[str, Any]) -> str:
         return f"stand-in {STAND_IN_MARK}: generated {info.get('stand_in') or provenance.get('spec') or '?'}"
     if provenance.get("catalog_entry"):
         return f"{provenance.get('collection', '')} {provenance['catalog_entry']}".strip()
+    if provenance.get("source_file"):  # sssp-bench import, or a graph file a config names by path
+        return f"{info.get('origin') or 'file'} from {PurePosixPath(str(provenance['source_file'])).name}"
     if provenance.get("spec"):
         return f"generated {provenance['spec']}"
     return info.get("origin") or "-"
 
 
-def _decimal(value: Any) -> str:
-    return "-" if value is None else f"{value:.1f}"
-
-
-def _count(value: Any) -> str:
-    return f"{int(value):,}" if isinstance(value, (int, float)) and not pd.isna(value) else "-"
 
 
 def _yes_no(value: Any) -> str:

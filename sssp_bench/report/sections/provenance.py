@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...results.summary import baseline_text
 from ...run.provenance import describe_gpu
 from ..text import markdown_cell
 
@@ -61,7 +62,7 @@ def _provenance_rows(manifest: dict[str, Any]) -> list[tuple[str, str]]:
         ("status", str(manifest.get("status") or "-")),
         ("started", str(manifest.get("started") or "-")),
         ("finished", str(manifest.get("finished") or "-")),
-        ("baseline", str(manifest.get("baseline") or "none")),
+        ("baseline", baseline_text(manifest.get("baseline"))),
         ("host", str(provenance.get("host") or "-")),
         ("OS", str(provenance.get("os") or "-")),
         ("CPU", cpu_text),

@@ -46,10 +46,7 @@ def section(report: Report) -> list[str]:
         if summary["speedup_note"].eq("no baseline configured").all():
             lines += ["No baseline was configured, so no speedup is computed.", ""]
         elif notes:
-            lines += ["No speedup for:", ""]
-            lines += [f"- {markdown_cell(row.graph)} / {markdown_cell(row.variant)}: {markdown_cell(row.speedup_note)}"
-                      for row in notes]
-            lines.append("")
+            lines += ["No speedup for:", ""] + _speedup_note_lines(notes) + [""]
         if any(str(row.variant).startswith(f"{row.run_id}/") for row in summary.itertuples(index=False)):
             lines += ["A variant that ran on the same graph in more than one of the merged runs is named "
                       "`run-id/variant`: the runs are kept apart, never pooled.", ""]
@@ -57,6 +54,17 @@ def section(report: Report) -> list[str]:
             lines += ["Some speedups use a baseline measured in another of the merged runs (see report.csv, "
                       "`baseline_run_id`): compare the runs' hosts above.", ""]
     return lines + [f"![{chart_title(summary)}]({CHART_NAME}.svg)", ""]
+
+
+def _speedup_note_lines(notes: list[Any]) -> list[str]:
+    """Why some rows have no speedup: a line per reason, each naming its variants and the graphs they ran on (a
+    reason often holds for a variant on every graph)."""
+    by_reason: dict[str, dict[str, list[str]]] = {}
+    for row in notes:
+        by_reason.setdefault(str(row.speedup_note), {}).setdefault(str(row.variant), []).append(str(row.graph))
+    return [f"- {markdown_cell(reason)}: " + "; ".join(f"{markdown_cell(variant)} on {markdown_cell(', '.join(graphs))}"
+                                                   for variant, graphs in variants.items())
+            for reason, variants in by_reason.items()]
 
 
 def _graph_params_lines(manifests: list[dict[str, Any]]) -> list[str]:
