@@ -25,7 +25,7 @@ from sssp_bench.graph.generators import generate, parse_spec
 from sssp_bench.graph.weights import apply_weights
 from sssp_bench.gpu.runtime import module_source
 from sssp_bench.impls import canonical_distances, delta_stepping, delta_stepping_async
-from sssp_bench.impls.delta_stepping import HEAVY_DEGREE
+from sssp_bench.kernels.delta_stepping import HEAVY_DEGREE
 from sssp_bench.kernels.arrays import kernel_arrays
 from sssp_bench.kernels.delta_stepping import default_delta, light_first, max_weight
 from sssp_bench.run.config import load_config

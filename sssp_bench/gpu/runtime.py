@@ -522,3 +522,40 @@ def release_device_graphs() -> None:
     if _cupy is not None:
         _cupy.get_default_memory_pool().free_all_blocks()
         _cupy.get_default_pinned_memory_pool().free_all_blocks()
+
+
+_cooperative_modules: dict[tuple, tuple[CompiledModule, str]] = {}
+_failed_modes: dict[tuple, str] = {}  # modes that did not compile here, and why: not tried again
+
+
+def load_cooperative_module(cu_path: str | os.PathLike, modes: Sequence[tuple[str, tuple[str, ...], bool]],
+                            options: Sequence[str] = ()) -> tuple[CompiledModule, str]:
+    """(module, mode name) of a persistent kernel's .cu, compiled for the current device with the first of `modes`
+    that compiles here (cached per device, source and options), like load_module but with CuPy's cooperative launch:
+    every block of the grid is resident, so a grid barrier or a wait on another block's work cannot deadlock. A mode
+    is (name, extra compile options, whether to launch cooperatively); one that fails to compile here is not tried
+    again in this process."""
+    cp = cupy_module()
+    source, digest = module_source(cu_path)
+    device = cp.cuda.Device()
+    arch_options, arch = arch_option(cp, str(device.compute_capability))
+    failures = []
+    for mode, extra, cooperative in modes:
+        all_options = (*COMPILE_OPTIONS, *options, *extra, *arch_options)
+        key = (device.id, digest, all_options, cooperative)
+        if key in _failed_modes:
+            failures.append(_failed_modes[key])
+            continue
+        if key not in _cooperative_modules:
+            started = time.perf_counter()
+            try:
+                raw = cp.RawModule(code=source, options=all_options, enable_cooperative_groups=cooperative)
+                raw.compile()
+            except Exception as error:  # noqa: BLE001 - the next mode may work (no header, no cudadevrt)
+                _failed_modes[key] = f"{mode}: {type(error).__name__}: {str(error)[:300]}"
+                failures.append(_failed_modes[key])
+                continue
+            compiled = CompiledModule(raw, Path(cu_path), digest, all_options, arch, time.perf_counter() - started)
+            _cooperative_modules[key] = (compiled, mode)
+        return _cooperative_modules[key]
+    raise KernelLaunchError(f"{Path(cu_path).name}: no launch mode compiles here ({'; '.join(failures)})")

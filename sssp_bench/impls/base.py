@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..graph.csr import CSRGraph
-from ..errors import ConfigError
+from ..errors import ConfigError, UnsupportedGraphError
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,20 @@ class Implementation:
 
     def prepare(self, graph: CSRGraph) -> None:
         self.graph = graph
+
+    def refuse_negative_weights(self, graph: CSRGraph) -> None:
+        """For a `prepare` that solves only non-negative weights (negative_weights False): an UnsupportedGraphError
+        on a graph with a negative weight, naming the implementations of the same kind and device that solve it."""
+        if self.negative_weights or not graph.has_negative_weights():
+            return
+        from . import registry
+
+        others = [name for name, cls in registry().items()
+                  if cls.negative_weights and cls.kind == self.kind and cls.device == self.device]
+        raise UnsupportedGraphError(
+            f"{self.name} needs non-negative weights, but {graph.name or 'the graph'} has a negative weight "
+            f"(min {graph.weights.min()}); use {', '.join(others) or 'a Bellman-Ford implementation'}"
+        )
 
     def solve(self, source: int) -> SolveResult:
         raise NotImplementedError

@@ -70,11 +70,7 @@ class CpuDeltaStepping(Implementation):
             raise ConfigError(f"{self.name}: serial_arcs must be 0 or positive, got {self.params['serial_arcs']}")
 
     def prepare(self, graph: CSRGraph) -> None:
-        if graph.has_negative_weights():
-            raise UnsupportedGraphError(
-                f"{self.name} needs non-negative weights, but {graph.name or 'the graph'} has a negative weight "
-                f"(min {graph.weights.min()}); use cpu-bf-queue or cpu-bf"
-            )
+        self.refuse_negative_weights(graph)
         self.graph = graph
         self.arrays = kernel_arrays(graph)
         float_weights = self.arrays.float_weights

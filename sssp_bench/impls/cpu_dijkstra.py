@@ -53,11 +53,7 @@ class CpuDijkstra(Implementation):
     }
 
     def prepare(self, graph: CSRGraph) -> None:
-        if graph.has_negative_weights():
-            raise UnsupportedGraphError(
-                f"{self.name} needs non-negative weights, but {graph.name or 'the graph'} has a negative weight "
-                f"(min {graph.weights.min()}); use cpu-bf-queue or cpu-bf"
-            )
+        self.refuse_negative_weights(graph)
         self.graph = graph
         self.arrays = kernel_arrays(graph)
         run_dijkstra(tiny_graph_like(self.arrays), 0, self.params["count_relaxations"])  # compile outside timing

@@ -40,10 +40,8 @@ relax attempts (arcs examined) and relaxations (improvements), in total and per 
 
 from __future__ import annotations
 
-import os
-import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -51,7 +49,7 @@ from ..errors import ConfigError, UnsupportedGraphError
 from ..gpu import runtime
 from ..graph.csr import CSRGraph
 from ..kernels.arrays import check_source, kernel_arrays
-from ..kernels.delta_stepping import default_delta, light_first
+from ..kernels.delta_stepping import HEAVY_DEGREE, check_delta, default_delta, light_first
 from .base import Parameter, SolveResult
 from .gpu_common import COUNT_RELAXATIONS, GpuSsspBase
 
@@ -61,72 +59,19 @@ DS_LIGHT, DS_HEAVY, DS_SPLITS, DS_BUCKETS, DS_STUCK = 19, 20, 21, 22, 23
 DS_WORDS = 32
 """Status words of delta_stepping.cu."""
 
-HEAVY_DEGREE = 32
-"""The default heavy_degree: more arcs than a warp has lanes."""
-
 BARRIER_MODES = (
     ("grid-sync", (), True),                     # cooperative_groups' grid.sync(), cooperative launch
     ("own", ("-DDS_OWN_BARRIER",), True),        # the kernel's own barrier, cooperative launch
     ("own-plain-launch", ("-DDS_OWN_BARRIER",), False),  # the same, a plain launch of one resident wave
 )
-"""How a persistent kernel's grid-wide barrier is built, best first (load_cooperative_module tries them in turn)."""
+"""How a persistent kernel's grid-wide barrier is built, best first (runtime.load_cooperative_module tries them in
+turn)."""
 
 
 def step_cap(n: int) -> int:
     """Steps after which a solve is declared stuck (a bug guard): a bucket's light phases are at most its vertices
     plus one, so light phases, heavy steps and splits together stay far below 8n."""
     return 8 * n + 64
-
-
-_cooperative_modules: dict[tuple, tuple[runtime.CompiledModule, str]] = {}
-_failed_modes: dict[tuple, str] = {}  # modes that did not compile here, and why: not tried again
-
-
-def load_cooperative_module(cu_path: str | os.PathLike, options: Sequence[str] = (),
-                            modes: Sequence[tuple[str, tuple[str, ...], bool]] = BARRIER_MODES
-                            ) -> tuple[runtime.CompiledModule, str]:
-    """(module, barrier mode) of a persistent kernel's .cu, compiled for the current device with the first of
-    `modes` that compiles here (cached per device, source and options), like runtime.load_module but with CuPy's
-    cooperative launch: every block of the grid is resident, so a grid barrier or a wait on another block's work
-    cannot deadlock."""
-    cp = runtime.cupy_module()
-    source, digest = runtime.module_source(cu_path)
-    device = cp.cuda.Device()
-    arch_options, arch = runtime.arch_option(cp, str(device.compute_capability))
-    failures = []
-    for mode, extra, cooperative in modes:
-        all_options = (*runtime.COMPILE_OPTIONS, *options, *extra, *arch_options)
-        key = (device.id, digest, all_options, cooperative)
-        if key in _failed_modes:
-            failures.append(_failed_modes[key])
-            continue
-        if key not in _cooperative_modules:
-            started = time.perf_counter()
-            try:
-                raw = cp.RawModule(code=source, options=all_options, enable_cooperative_groups=cooperative)
-                raw.compile()
-            except Exception as error:  # noqa: BLE001 - the next mode may work (no header, no cudadevrt)
-                _failed_modes[key] = f"{mode}: {type(error).__name__}: {str(error)[:300]}"
-                failures.append(_failed_modes[key])
-                continue
-            compiled = runtime.CompiledModule(raw, Path(cu_path), digest, all_options, arch,
-                                              time.perf_counter() - started)
-            _cooperative_modules[key] = (compiled, mode)
-        return _cooperative_modules[key]
-    raise runtime.KernelLaunchError(f"{Path(cu_path).name}: no barrier mode compiles here ({'; '.join(failures)})")
-
-
-def check_delta(name: str, delta: int) -> None:
-    if not 0 <= delta < 2**62:
-        raise ConfigError(f"{name}: delta must be 0 (automatic) or a positive int, got {delta}")
-
-
-def refuse_negative_weights(name: str, graph: CSRGraph) -> None:
-    if graph.has_negative_weights():
-        raise UnsupportedGraphError(
-            f"{name} needs non-negative weights, but {graph.name or 'the graph'} has a negative weight "
-            f"(min {graph.weights.min()}); use workfront, lonestar, bf-frontier or bf-edge"
-        )
 
 
 class DeltaStepping(GpuSsspBase):
@@ -158,7 +103,7 @@ class DeltaStepping(GpuSsspBase):
             raise ConfigError(f"{self.name}: heavy_degree must be 0 or positive, got {self.params['heavy_degree']}")
 
     def prepare(self, graph: CSRGraph) -> None:
-        refuse_negative_weights(self.name, graph)
+        self.refuse_negative_weights(graph)
         self.delta = int(self.params["delta"] or default_delta(graph))
         weights = graph.weights
         heavy = weights is not None and weights.dtype.kind != "f" and bool((weights > self.delta).any())
@@ -170,7 +115,7 @@ class DeltaStepping(GpuSsspBase):
         if graph.n < 1:
             raise UnsupportedGraphError(f"{self.name}: the graph has no vertices")
         self.cp = runtime.cupy_module()
-        self.module, self.barrier = load_cooperative_module(Path(__file__).with_name(self.cu_file),
+        self.module, self.barrier = runtime.load_cooperative_module(Path(__file__).with_name(self.cu_file),
                                                             modes=self.barrier_modes)
         self.dgraph = runtime.device_graph(graph, self.per_vertex_bytes, self.per_arc_bytes, who=self.name)
         self.words = self.cp.zeros(self.status_words, dtype=np.uint64)

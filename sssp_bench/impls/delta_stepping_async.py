@@ -61,9 +61,8 @@ from ..errors import ConfigError, UnsupportedGraphError
 from ..gpu import runtime
 from ..graph.csr import CSRGraph
 from ..kernels.arrays import check_source
-from ..kernels.delta_stepping import default_delta, max_weight
+from ..kernels.delta_stepping import HEAVY_DEGREE, check_delta, default_delta, max_weight
 from .base import Parameter, SolveResult
-from .delta_stepping import HEAVY_DEGREE, check_delta, load_cooperative_module, refuse_negative_weights
 from .gpu_common import COUNT_RELAXATIONS, W_ATTEMPTS, W_RELAXATIONS, GpuSsspBase, packing_bounds
 
 AS_BLOCK = 256
@@ -138,7 +137,7 @@ class DeltaSteppingAsync(GpuSsspBase):
             raise ConfigError(f"{self.name}: timeout_s must be positive, got {self.params['timeout_s']}")
 
     def prepare(self, graph: CSRGraph) -> None:
-        refuse_negative_weights(self.name, graph)
+        self.refuse_negative_weights(graph)
         if graph.weights is None or graph.weights.dtype.kind != "f":
             self.delta = effective_delta(graph, self.params["delta"], self.params["lookahead"])
         if runtime.gpu_status()[0] and graph.n:  # the rings' cells beyond n per slot, spread over the vertices
@@ -151,7 +150,7 @@ class DeltaSteppingAsync(GpuSsspBase):
         if graph.n < 1:
             raise UnsupportedGraphError(f"{self.name}: the graph has no vertices")
         self.cp = runtime.cupy_module()
-        self.module, self.launch_mode = load_cooperative_module(Path(__file__).with_name(self.cu_file),
+        self.module, self.launch_mode = runtime.load_cooperative_module(Path(__file__).with_name(self.cu_file),
                                                                 modes=LAUNCH_MODES)
         self.dgraph = runtime.device_graph(graph, self.per_vertex_bytes, self.per_arc_bytes, who=self.name)
         self.words = self.cp.zeros(self.status_words, dtype=np.uint64)

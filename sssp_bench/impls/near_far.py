@@ -185,11 +185,7 @@ class NearFarPile(QueueAdvanceBase):
                               f"got {far_buckets}")
 
     def prepare(self, graph: CSRGraph) -> None:
-        if graph.has_negative_weights():
-            raise UnsupportedGraphError(
-                f"{self.name} needs non-negative weights, but {graph.name or 'the graph'} has a negative weight "
-                f"(min {graph.weights.min()}); use workfront, lonestar, bf-frontier or bf-edge"
-            )
+        self.refuse_negative_weights(graph)
         far_buckets = self.params["far_buckets"]
         self.far_buckets = auto_far_buckets(graph) if far_buckets < 0 else far_buckets
         self.per_vertex_bytes = type(self).per_vertex_bytes + 4 * self.far_buckets  # an n-entry list per bucket

@@ -38,6 +38,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ..errors import ConfigError
 from ..graph.csr import CSRGraph
 from .arrays import KernelArrays
 
@@ -460,3 +461,13 @@ def run_delta_stepping(arrays: KernelArrays, reordered, source: int, delta, coun
         distances, delta_value, np.int64(numba.get_num_threads()), np.int64(serial_arcs), bool(count_relaxations),
     )
     return distances, unreached, result
+
+
+HEAVY_DEGREE = 32
+"""The GPU variants' default heavy_degree: more arcs than a warp has lanes."""
+
+
+def check_delta(name: str, delta: int) -> None:
+    """The `delta` parameter of a delta-stepping implementation: 0 (the rule above) or a positive width."""
+    if not 0 <= delta < 2**62:
+        raise ConfigError(f"{name}: delta must be 0 (automatic) or a positive int, got {delta}")
