@@ -16,7 +16,7 @@ from sssp_bench.errors import ConfigError
 from sssp_bench.graph.generators import generate
 from sssp_bench.gpu import runtime
 from sssp_bench.gpu.runtime import module_source
-from sssp_bench.impls import bfs_harish, bfs_vwarp
+from sssp_bench.impls import bfs_harish, bfs_vwarp, gpu_bfs_common
 from sssp_bench.impls.bfs4k import head_degree
 
 IMPLS = Path(bfs_harish.__file__).resolve().parent
@@ -85,7 +85,7 @@ def test_status_words_agree_with_the_kernels():
     source, _ = module_source(IMPLS / "bfs_harish.cu")
     defines = {name: int(value) for name, value in re.findall(r"^#define (BFS_\w+) (\d+)", source, re.MULTILINE)}
     assert (defines["BFS_DISCOVERED0"], defines["BFS_DISCOVERED1"], defines["BFS_COUNTED"], defines["BFS_ARCS"]) == (
-        bfs_harish.W_DISCOVERED0, bfs_harish.W_DISCOVERED1, bfs_harish.W_COUNTED, bfs_harish.W_ARCS)
+        gpu_bfs_common.W_DISCOVERED0, gpu_bfs_common.W_DISCOVERED1, gpu_bfs_common.W_COUNTED, gpu_bfs_common.W_ARCS)
     for cu_file in ("bfs_harish.cu", "bfs_vwarp.cu", "bfs_edge.cu"):  # all three share the header
         assert '#include "bfs_sweep.cuh"' in (IMPLS / cu_file).read_text()
 

@@ -3,6 +3,7 @@ config, with no list to edit."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from sssp_bench import impls
@@ -25,3 +26,15 @@ def test_every_kernel_file_beside_the_implementations_belongs_to_one_of_them():
     assert used <= kernel_files  # every GPU implementation's kernels are beside it
     assert kernel_files <= used  # and no .cu file is left over
 
+
+
+def test_no_implementation_imports_another():
+    """What implementations share lives in shared modules (base, *_common, gpu/, kernels/), so an implementation's
+    module can change without touching another's."""
+    defining = {cls.__module__.rsplit(".", 1)[-1] for cls in impls.registry().values()}
+    for module in sorted(defining):
+        tree = ast.parse((IMPLS_DIR / f"{module}.py").read_text())
+        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 1}
+        imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 1
+                     and node.module is None for alias in node.names}
+        assert not imported & (defining - {module}), f"{module} imports {sorted(imported & defining)}"

@@ -19,8 +19,7 @@ import numpy as np
 
 from ..gpu import runtime
 from .base import SolveResult
-from .bfs_harish import run_level_sweeps
-from .gpu_bfs_common import BLOCK, GpuBfsBase
+from .gpu_bfs_common import BLOCK, GpuBfsBase, run_level_sweeps
 
 
 class EdgeParallelBfs(GpuBfsBase):

@@ -14,50 +14,17 @@ Weights are ignored. Counters: `iterations` (levels expanded, the last, empty-ha
 count_frontiers, `frontier_sizes` (vertices per level, as cpu-bfs reports them), `visited` and
 `arcs_examined` (arcs out of frontier vertices).
 
-This module also holds what the three topology-driven comparators share (`run_level_sweeps` and the status
-word indices of `bfs_sweep.cuh`); bfs_vwarp and bfs_edge import them.
+The level loop it shares with the other topology-driven comparators (bfs-vwarp, bfs-edge) is gpu_bfs_common's
+`run_level_sweeps`.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import numpy as np
 
 from ..gpu import runtime
 from .base import SolveResult
-from .gpu_bfs_common import BLOCK, GpuBfsBase
-
-W_DISCOVERED0, W_DISCOVERED1, W_COUNTED, W_ARCS = range(4)
-"""Status word indices, as BFS_DISCOVERED0 ... BFS_ARCS in bfs_sweep.cuh."""
-
-
-def run_level_sweeps(implementation: GpuBfsBase, launch_level: Callable[[np.int32], None],
-                     counts_discoveries: bool = False) -> SolveResult:
-    """Levels 0, 1, ... until one discovers nothing: `launch_level(level)` launches the level's kernel(s),
-    then one readback of the status words. `counts_discoveries`: the kernel counts the vertices it discovers
-    (the next level's frontier) in W_COUNTED instead of the frontier vertices it expands."""
-    counting = implementation.counting()
-    frontier_sizes: list[int] = [1] if counts_discoveries else []
-    seen = 0
-    # Each level but the last discovers at least one new vertex, so there are at most n levels.
-    for level in range(implementation.graph.n):
-        launch_level(np.int32(level))
-        words = implementation.readback.read()
-        discovered = bool(words[W_DISCOVERED0 + (level & 1)])
-        if counting:
-            counted = int(words[W_COUNTED])
-            if discovered or not counts_discoveries:
-                frontier_sizes.append(counted - seen)
-            seen = counted
-        if not discovered:
-            break
-    depth = level + 1
-    if not counting:
-        return implementation.result(depth)
-    return implementation.result(depth, frontier_sizes=frontier_sizes, visited=sum(frontier_sizes),
-                                 arcs_examined=int(words[W_ARCS]))
-
+from .gpu_bfs_common import BLOCK, GpuBfsBase, run_level_sweeps
 
 class HarishBfs(GpuBfsBase):
     name = "bfs-harish"

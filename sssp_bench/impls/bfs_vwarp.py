@@ -23,8 +23,7 @@ import numpy as np
 from ..errors import ConfigError
 from ..gpu import runtime
 from .base import Parameter, SolveResult
-from .bfs_harish import run_level_sweeps
-from .gpu_bfs_common import BLOCK, COUNT_FRONTIERS, GpuBfsBase
+from .gpu_bfs_common import BLOCK, COUNT_FRONTIERS, GpuBfsBase, run_level_sweeps
 
 WARP_SIZES = (1, 2, 4, 8, 16, 32)
 
