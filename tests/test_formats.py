@@ -823,3 +823,16 @@ def test_a_format_is_its_parser_registered_once(parser):
     assert parser.format_name in FORMATS and parser.format_name in catalog.FORMATS
     assert sniff_format(f"graph{parser.suffix}.gz", SAMPLES[parser.format_name][0].encode()) == parser.format_name
     assert graph_name(f"road{parser.suffix}") == "road"
+
+
+@pytest.mark.parametrize("text, fmt, message", [
+    ("p sp 5 99999999999999999999999\na 1 2 3\n", "dimacs9",
+     "g:1: the header announces 99999999999999999999999 arcs; at most 4611686018427387904 fit a CSR file"),
+    ("%%MatrixMarket matrix coordinate real general\n3 3 99999999999999999999999\n1 2 1.0\n", "mtx",
+     "g:2: the header announces 99999999999999999999999 entries; at most 4611686018427387904 fit a CSR file"),
+    ("3 99999999999999999999999\n2\n1 3\n2\n", "metis",
+     "g:1: the header announces 199999999999999999999998 arcs (twice its edges); at most 4611686018427387904 fit a "
+     "CSR file"),
+])
+def test_a_header_announcing_more_arcs_than_a_csr_holds_is_refused_at_its_line(text, fmt, message):
+    assert refusal(text, fmt) == message

@@ -127,7 +127,7 @@ class DimacsParser(FormatParser):
         self.p_line = line
         self.header.update({"n": n, "m": m, "problem": self.problem, "fields": self.record_fields, "line": line})
         self.state[S_N] = n
-        self.state[S_ARC_LIMIT] = m
+        self.announce_arcs(m, line, "arcs")
         weight_dtype = None if self.options.binarize or not self.weighted else np.int32
         self.arcs = ArcStore(with_sources=True, weight_dtype=weight_dtype, expected=m)
         return HEADER_DONE

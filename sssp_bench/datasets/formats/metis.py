@@ -212,7 +212,7 @@ class MetisParser(FormatParser):
             "fields": {"vertex_sizes": has_sizes, "vertex_weights": ncon, "edge_weights": has_edge_weights},
         })
         self.state[S_N] = n
-        self.state[S_ARC_LIMIT] = 2 * m
+        self.announce_arcs(2 * m, line, "arcs (twice its edges)")
         self.row_offsets = np.zeros(n + 1, dtype=np.int64)
         weight_dtype = np.int32 if has_edge_weights and not self.options.binarize else None
         self.arcs = ArcStore(with_sources=False, weight_dtype=weight_dtype, expected=2 * m)

@@ -402,7 +402,7 @@ class MatrixMarketParser(FormatParser):
         self.header.update({"n": rows, "m": entries, "rows": rows, "columns": columns, "entries": entries,
                             "line": line})
         self.state[S_N] = rows
-        self.state[S_ARC_LIMIT] = entries
+        self.announce_arcs(entries, line, "entries")
         low, high = GRAPHBLAS_TYPES.get(self.graphblas_type) or (-(2**63), 2**63 - 1)
         self.entry_kinds = (field, symmetry, max(low, -(2**63)), min(high, 2**63 - 1))  # the kernel's view
         weight_dtype = None

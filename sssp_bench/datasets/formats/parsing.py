@@ -323,6 +323,9 @@ def parse_lines(buffer, position, state, irregular, line_grammar, grammar):
 _NO_INT32 = np.empty(0, dtype=np.int32)
 
 
+MAX_ANNOUNCED_ARCS = 2**62  # arcs a header may announce: int64 row offsets, with room to double (METIS edges)
+
+
 class ArcStore:
     """Arcs accumulated as int32 arrays in blocks; joined into one array per field once, at the end.
 
@@ -453,6 +456,13 @@ class FormatParser:
     # --- shared
     def fail(self, line: int, message: str) -> GraphFormatError:
         return GraphFormatError(f"{self.label}:{line}: {message}")
+
+    def announce_arcs(self, arcs: int, line: int, what: str) -> None:
+        """The arcs the header announces (one more in the body is an error); a count no CSR could hold is this
+        line's error, not an overflow of the int64 state deep inside."""
+        if arcs > MAX_ANNOUNCED_ARCS:
+            raise self.fail(line, f"the header announces {arcs} {what}; at most {MAX_ANNOUNCED_ARCS} fit a CSR file")
+        self.state[S_ARC_LIMIT] = arcs
 
     def feed(self, buffer: bytearray, size: int) -> None:
         position = 0
