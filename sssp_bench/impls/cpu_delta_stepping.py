@@ -24,7 +24,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..errors import ConfigError, UnsupportedGraphError
+from ..errors import ConfigError
 from ..graph.csr import CSRGraph
 from ..kernels.arrays import check_source, kernel_arrays, relax_counters
 from ..kernels.delta_stepping import SERIAL_ARCS, default_delta, light_first, run_delta_stepping

@@ -28,7 +28,6 @@ sources).
 
 from __future__ import annotations
 
-from ..errors import UnsupportedGraphError
 from ..graph.csr import CSRGraph
 from ..kernels.arrays import check_source, kernel_arrays, relax_counters, tiny_graph_like
 from ..kernels.dijkstra import run_dijkstra

@@ -66,7 +66,7 @@ from typing import Any
 import numpy as np
 
 from ..graph.csr import CSRGraph
-from ..errors import ConfigError, UnsupportedGraphError
+from ..errors import ConfigError
 from ..gpu import runtime
 from ..gpu.queues import ADVANCE_BLOCK
 from .base import Parameter
