@@ -68,11 +68,46 @@ def test_x_is_read_from_the_graphs_record():
     assert x_value(record, "param:directed") is None and x_value({}, "arcs") is None
 
 
+DELTA_SWEEP = """
+    graphs:
+      - {graph: "random:n=2000,m=20000,seed=1", label: r2K}
+      - {graph: "grid:rows=40,cols=40,seed=1", label: grid}
+    implementations:
+      - cpu-dijkstra
+      - {name: cpu-delta-stepping, label: ds, params: {delta: [10, 100, 1000], threads: 1}}
+    sources: {count: 3}
+    figures:
+      - {name: buckets, title: Buckets against delta, x: "sweep:delta", y: "counter:buckets", graphs: [r2K, grid],
+         variants: [ds]}
+      - {name: tuning, x: "sweep:delta", y: time, graphs: [grid]}
+"""
+
+
+def test_a_sweep_figure_puts_each_variant_at_its_parameter_value(tmp_path):
+    run_dir = start_run(make_config(tmp_path, DELTA_SWEEP), run_id="sweep", show_progress=False).run_dir
+    buckets, tuning = build_report(run_dir).figures
+    assert buckets.columns == ["delta=10", "delta=100", "delta=1000"]
+    assert set(buckets.points["series"]) == {"ds on r2K", "ds on grid"}
+    grid = buckets.points[buckets.points["series"] == "ds on grid"].sort_values("x")
+    assert list(grid["x"]) == [10.0, 100.0, 1000.0]
+    assert list(grid["value"]) == sorted(grid["value"], reverse=True)  # wider buckets: fewer of them
+    assert buckets.y_label == "buckets (median over verified solves)"
+    assert set(tuning.points["series"]) == {"ds"}  # one graph: a line per entry; the baseline is left out
+    write_report(run_dir)
+    report = (run_dir / "report.md").read_text()
+    assert "| series | delta=10 | delta=100 | delta=1000 |" in report
+    assert "buckets (median over verified solves) against delta." in report
+
+
 @pytest.mark.parametrize("figures, message", [
     ("[{name: s, x: arcs, graphs: [size-500, nowhere]}]", r"figures\[0\].graphs: not a graph of this config"),
     ("[{name: s, x: height, graphs: [size-500, size-2K]}]", r"figures\[0\].x: expected one of vertices, arcs"),
     ("[{name: s, x: arcs, y: joules, graphs: [size-500, size-2K]}]", r"figures\[0\].y: expected one of speedup"),
     ("[{name: s, x: arcs, graphs: [size-500]}]", r"expected a list of two or more graph labels"),
+    ("[{name: s, x: arcs, y: 'counter:', graphs: [size-500, size-2K]}]", r"figures\[0\].y: expected one of speedup"),
+    ("[{name: s, x: 'sweep:tdp', graphs: [size-500]}]", r"figures\[0\].x: no variant the figure draws has a param"),
+    ("[{name: s, x: 'sweep:count_relaxations', graphs: [size-500], variants: [cpu-bf]}]",
+     r"no variant the figure draws has a parameter 'count_relaxations'"),
     ("[{name: s, x: arcs, graphs: [size-500, size-2K], variants: [hbf]}]", r"figures\[0\].variants: not an impl"),
     ("[{name: s, x: arcs, graphs: [size-500, size-2K], paper: {a: [1]}}]", r"figures\[0\].paper.a: expected 2 numbers"),
     ("[{name: s, x: arcs, graphs: [size-500, size-2K]}, {name: s, x: arcs, graphs: [size-500, size-2K]}]",

@@ -1,6 +1,9 @@
 """The points of the line plots a run's config asks for (run/config.py's `figures`, a paper's figure redrawn from
 the run): per figure, each variant's value on each of its graphs, placed at the graph's x (its vertices, arcs,
-average degree or a generator parameter, from the run's manifest), beside the paper's published values.
+average degree or a generator parameter, from the run's manifest), beside the paper's published values; or, for
+`x: sweep:KEY`, each variant of a parameter sweep placed at its value of KEY, one line per entry and graph (a
+paper's tuning plot: time against warps per block). The y value is a summary column, or with `counter:NAME` the
+median over verified solves of a numeric counter the implementation reports.
 
 A figure's variants are the names it lists, each standing for variants by results/names.py's rule; without a list,
 every variant of the run but its baselines. A graph or variant the run did not include, or one without a verified
@@ -14,10 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .load import Run
 from .names import stands_for
+from .schema import solve_outcome
 from .summary import run_variants
 
 # y -> (the summary column, the axis label)
@@ -28,7 +33,7 @@ Y_AXES = {
     "efficiency": ("efficiency", "fraction of the roofline floor (median)"),
 }
 X_AXES = {"vertices": "vertices", "arcs": "arcs", "average_degree": "average out-degree (arcs / vertices)"}
-POINT_COLUMNS = ["series", "published", "graph", "x", "value"]
+POINT_COLUMNS = ["series", "published", "graph", "x", "value", "column"]
 
 
 @dataclass(frozen=True)
@@ -36,11 +41,12 @@ class Figure:
     run_id: str
     name: str
     title: str
-    y: str            # speedup, time, mteps or efficiency
+    y: str            # speedup, time, mteps, efficiency or counter:NAME
     x_label: str
     y_label: str
     graphs: list[str]
     points: pd.DataFrame  # POINT_COLUMNS: one row per (series, graph) with a value; published: the paper's numbers
+    columns: list[str]    # the table's columns, in x order: the graphs, or a sweep's "KEY=value" points
 
 
 def x_value(record: dict[str, Any], x: str) -> float | None:
@@ -70,29 +76,73 @@ def figures(runs: Sequence[Run], summary: pd.DataFrame) -> list[Figure]:
 
 def _figure(run_id: str, manifest: dict[str, Any], rows: pd.DataFrame, summary: pd.DataFrame,
             figure: dict[str, Any]) -> Figure:
-    column, y_label = Y_AXES[figure["y"]]
-    x = figure["x"]
-    records = manifest.get("graphs") or {}
-    places = {graph: x_value(records.get(graph) or {}, x) for graph in figure["graphs"]}
+    y, x = figure["y"], figure["x"]
+    column, y_label = Y_AXES.get(y, ("", f"{y.split(':', 1)[-1]} (median over verified solves)"))
+    values = _counter_medians(rows, y.split(":", 1)[1]) if y.startswith("counter:") else {
+        (row.graph, _variant_of(str(row.variant), run_id)): getattr(row, column)
+        for row in summary.itertuples(index=False)}
     variants = run_variants(rows)
     named = [variant for name in figure["variants"] for variant in stands_for(name, variants)]
     if not figure["variants"]:  # every variant but those the run divided by (one baseline, or one per kind)
         baselines = {_variant_of(str(label), run_id) for label in summary["baseline"] if label}
         named = [variant for variant in variants if variant not in baselines]
-    points = []
-    for variant in dict.fromkeys(named):
-        for row in summary[summary["graph"].isin(places)].itertuples(index=False):
-            if _variant_of(str(row.variant), run_id) != variant:
-                continue
-            value = getattr(row, column)
-            if places[row.graph] is not None and isinstance(value, float) and math.isfinite(value):
-                points.append((variant, False, row.graph, places[row.graph], value))
-    for series, values in figure["paper"].items():
-        points += [(series, True, graph, places[graph], float(value))
-                   for graph, value in zip(figure["graphs"], values)
+    named = list(dict.fromkeys(named))
+    if x.startswith("sweep:"):
+        return _sweep_figure(run_id, figure, rows, named, values, y_label)
+    records = manifest.get("graphs") or {}
+    places = {graph: x_value(records.get(graph) or {}, x) for graph in figure["graphs"]}
+    points = [(variant, False, graph, places[graph], value, graph)
+              for variant in named for graph in figure["graphs"]
+              for value in [values.get((graph, variant))]
+              if places[graph] is not None and _finite(value)]
+    for series, published in figure["paper"].items():
+        points += [(series, True, graph, places[graph], float(value), graph)
+                   for graph, value in zip(figure["graphs"], published)
                    if value is not None and places[graph] is not None]
-    return Figure(run_id, figure["name"], figure["title"], figure["y"], X_AXES.get(x, x.split(":", 1)[-1]), y_label,
-                  list(figure["graphs"]), pd.DataFrame.from_records(points, columns=POINT_COLUMNS))
+    return Figure(run_id, figure["name"], figure["title"], y, X_AXES.get(x, x.split(":", 1)[-1]), y_label,
+                  list(figure["graphs"]), pd.DataFrame.from_records(points, columns=POINT_COLUMNS),
+                  list(figure["graphs"]))
+
+
+def _sweep_figure(run_id: str, figure: dict[str, Any], rows: pd.DataFrame, named: list[str],
+                  values: dict[tuple[str, str], Any], y_label: str) -> Figure:
+    """Each named variant with the swept parameter at its value of it: a line per sweep entry (the variant's name
+    less its `[...]`) and graph; the table's columns are the parameter's values."""
+    key = figure["x"].split(":", 1)[1]
+    params = dict(zip(rows["variant"], rows["params"]))
+    several = len(figure["graphs"]) > 1
+    points = []
+    for variant in named:
+        place = (params.get(variant) or {}).get(key)
+        if isinstance(place, bool) or not isinstance(place, (int, float)):
+            continue
+        entry = variant.split("[", 1)[0]
+        for graph in figure["graphs"]:
+            value = values.get((graph, variant))
+            if _finite(value):
+                points.append((f"{entry} on {graph}" if several else entry, False, graph, float(place), value,
+                               f"{key}={place:g}"))
+    frame = pd.DataFrame.from_records(points, columns=POINT_COLUMNS)
+    columns = list(dict.fromkeys(frame.sort_values("x", kind="stable")["column"]))
+    return Figure(run_id, figure["name"], figure["title"], figure["y"], key, y_label, list(figure["graphs"]), frame,
+                  columns)
+
+
+def _counter_medians(rows: pd.DataFrame, name: str) -> dict[tuple[str, str], float]:
+    """(graph, variant) -> the median of counter `name` over the verified solves that report it as a number."""
+    solves = rows[rows["phase"] == "solve"]
+    found: dict[tuple[str, str], list[float]] = {}
+    for row in solves.itertuples(index=False):
+        if solve_outcome(row.status, row.certificate, row.reference) != "verified":
+            continue
+        value = (row.counters or {}).get(name) if isinstance(row.counters, dict) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            found.setdefault((row.graph, row.variant), []).append(float(value))
+    return {key: float(np.median(values)) for key, values in found.items()}
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, float) and math.isfinite(value)
 
 
 def _variant_of(label: str, run_id: str) -> str:

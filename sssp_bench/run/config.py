@@ -69,10 +69,15 @@ Figures: line plots the report draws from the run, a paper's figure redrawn (rep
       - name: density                               # figure-density.svg beside report.md
         title: "Speedup over Dijkstra against density (10K vertices)"
         x: arcs                                     # vertices | arcs | average_degree | param:KEY (of a spec)
-        y: speedup                                  # speedup (default) | time | mteps | efficiency
+        y: speedup                                  # speedup (default) | time | mteps | efficiency | counter:NAME
         graphs: [density-20K, density-100K, density-500K]   # the points, in order
         variants: [delta-stepping]                  # default: every variant but the baseline
         paper: {delta-stepping: [1.1, 2.0, 2.9]}    # the paper's values, one per graph (null: none), dashed
+      - name: warps                                 # a swept implementation parameter on the x axis
+        x: sweep:warps_per_block                    # each variant at its value of that parameter
+        y: counter:resolve0_ns                      # the median over verified solves of a numeric counter
+        graphs: [dag-30K]                           # one line per graph (one graph is enough)
+        variants: [pardijkstra]                     # the sweep's entry; no `paper` (its points are not graphs)
 
 A name in `baseline`, `targets`, `figures` or `run --variant` stands for variants by one rule (results/names.py: the variant of
 that name, else the sweep of the entry it labels, else the implementation's variants), which also says what each
@@ -103,8 +108,8 @@ TOP_LEVEL_KEYS = {
 TARGET_KEYS = {"source", "paper_bandwidth_gbs", "device_bandwidth_gbs", "mteps", "efficiency", "faster_than"}
 FASTER_THAN_KEYS = {"variant", "than", "graphs"}
 FIGURE_KEYS = {"name", "title", "x", "y", "graphs", "variants", "paper"}
-FIGURE_X = ("vertices", "arcs", "average_degree")  # or param:KEY, a generator parameter of each graph's spec
-FIGURE_Y = ("speedup", "time", "mteps", "efficiency")
+FIGURE_X = ("vertices", "arcs", "average_degree")  # or param:KEY (a graph's generator parameter), sweep:KEY
+FIGURE_Y = ("speedup", "time", "mteps", "efficiency")  # or counter:NAME (the median of a numeric counter)
 GRAPH_KEYS = {"graph", "label", "weights", "stand_in", "params", "convert"}
 CONVERT_KEYS = {"format", "member", "directed"}  # and the cleaning options, catalog.CLEAN_KEYS
 STAND_IN_SUFFIX = "-stand-in"  # the label of the stand-in that `stand_in: both` runs beside the real graph
@@ -457,20 +462,27 @@ def _figures(figures: Any, graphs: list[GraphEntry], variants: list[Variant], lo
         if name in [earlier["name"] for earlier in checked]:
             raise locator.fail(f"{path}.name", f"figure {name!r} appears twice")
         x = _typed(figure, "x", str, locator, "", path)
-        if x not in FIGURE_X and not (x.startswith("param:") and len(x) > len("param:")):
-            raise locator.fail(f"{path}.x", f"expected one of {', '.join(FIGURE_X)} or param:KEY, got {x!r}")
+        if x not in FIGURE_X and not (x.startswith(("param:", "sweep:")) and len(x) > len("param:")):
+            raise locator.fail(f"{path}.x", f"expected one of {', '.join(FIGURE_X)}, param:KEY or sweep:KEY, "
+                                            f"got {x!r}")
         y = _typed(figure, "y", str, locator, "speedup", path)
-        if y not in FIGURE_Y:
-            raise locator.fail(f"{path}.y", f"expected one of {', '.join(FIGURE_Y)}, got {y!r}")
+        if y not in FIGURE_Y and not (y.startswith("counter:") and len(y) > len("counter:")):
+            raise locator.fail(f"{path}.y", f"expected one of {', '.join(FIGURE_Y)} or counter:NAME, got {y!r}")
+        swept = x.startswith("sweep:")
         on = figure["graphs"]
-        if not isinstance(on, list) or len(on) < 2:
-            raise locator.fail(f"{path}.graphs", "expected a list of two or more graph labels (the x axis's points)")
+        if not isinstance(on, list) or len(on) < (1 if swept else 2):
+            raise locator.fail(f"{path}.graphs", "expected a list of one or more graph labels (a line each)" if swept
+                               else "expected a list of two or more graph labels (the x axis's points)")
         on = [graph_label(label, f"{path}.graphs") for label in on]
         named = figure.get("variants", [])
         if not isinstance(named, list):
             raise locator.fail(f"{path}.variants", "expected a list of variants (leave it out for every variant)")
         named = [variant_name(variant, f"{path}.variants") for variant in named]
+        if swept:
+            _check_sweep(x.split(":", 1)[1], named, variants, f"{path}.x", locator)
         paper = figure.get("paper", {})
+        if swept and paper:
+            raise locator.fail(f"{path}.paper", "published values go with graph points; a sweep:KEY figure has none")
         if not isinstance(paper, dict):
             raise locator.fail(f"{path}.paper", "expected a mapping of variant to the paper's values, one per graph")
         for variant, values in paper.items():
@@ -482,6 +494,14 @@ def _figures(figures: Any, graphs: list[GraphEntry], variants: list[Variant], lo
         checked.append({"name": name, "title": _typed(figure, "title", str, locator, name, path), "x": x, "y": y,
                         "graphs": on, "variants": named, "paper": {str(key): value for key, value in paper.items()}})
     return checked
+
+
+def _check_sweep(key: str, named: list[str], variants: list[Variant], path: str, locator: _Locator) -> None:
+    """A sweep:KEY figure's KEY must be a parameter of the variants it draws (all of the config's without a list)."""
+    implementations = {variant.name: variant.implementation for variant in variants}
+    drawn = {variant for name in named for variant in stands_for(name, implementations)} or set(implementations)
+    if not any(key in variant.params for variant in variants if variant.name in drawn):
+        raise locator.fail(path, f"no variant the figure draws has a parameter {key!r}")
 
 
 def _targets(targets: Any, graphs: list[GraphEntry], variants: list[Variant], locator: _Locator) -> dict | None:

@@ -22,16 +22,19 @@ def section(report: Report) -> list[str]:
     for figure in report.figures:
         lines += [f"### {markdown_cell(figure.title)}", "",
                   f"![{markdown_cell(figure.title)}]({report.figure_file(figure)}.svg)", ""]
-        places = dict(zip(figure.points["graph"], figure.points["x"]))
+        places = dict(zip(figure.points["column"], figure.points["x"]))
+        swept = figure.columns != figure.graphs
         lines += ["| series | " + " | ".join(
-                      f"{markdown_cell(graph)} ({format_number(places[graph]) if graph in places else '-'})"
-                      for graph in figure.graphs) + " |",
-                  "|---|" + "---:|" * len(figure.graphs)]
+                      markdown_cell(column) if swept else
+                      f"{markdown_cell(column)} ({format_number(places[column]) if column in places else '-'})"
+                      for column in figure.columns) + " |",
+                  "|---|" + "---:|" * len(figure.columns)]
         for (series, published), points in figure.points.groupby(["series", "published"], sort=False):
-            values = dict(zip(points["graph"], points["value"]))
+            values = dict(zip(points["column"], points["value"]))
             name = f"{series} (paper)" if published else series
             lines.append(f"| {markdown_cell(name)} | " + " | ".join(
-                format_number(values[graph]) if graph in values and math.isfinite(values[graph]) else "-"
-                for graph in figure.graphs) + " |")
-        lines += ["", f"{figure.y_label} against {figure.x_label} (in brackets after each graph).", ""]
+                format_number(values[column]) if column in values and math.isfinite(values[column]) else "-"
+                for column in figure.columns) + " |")
+        where = "" if swept else " (in brackets after each graph)"
+        lines += ["", f"{figure.y_label} against {figure.x_label}{where}.", ""]
     return lines
