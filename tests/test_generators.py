@@ -30,6 +30,7 @@ SMALL = {
     "dag": "dag:n=200,degree=8,seed=3",
     "complete": "complete:n=30,seed=3",
     "fixed-degree": "fixed-degree:n=300,degree=7,seed=3",
+    "da2cf-race": "da2cf-race:n=300,seed=3",
     "mesh": "mesh:nx=5,ny=4,nz=3,dofs=2,seed=3",
     "small-world": "small-world:n=300,k=4,p=0.3,seed=3",
     "forest-fire": "forest-fire:n=300,seed=3",
@@ -235,6 +236,24 @@ def test_fixed_degree_gives_every_vertex_degree_distinct_neighbours():
     assert predecessor.out_degrees().std() > 0
 
 
+def test_da2cf_race_sends_every_middle_vertex_to_the_sink_with_its_own_weight():
+    n = 50
+    graph = generate(f"da2cf-race:n={n},seed=3")
+    sources, targets, weights = arcs(graph)
+    middle = np.arange(1, n - 1)
+    assert graph.directed and graph.m == 2 * (n - 2)
+    spokes, into_sink = sources == 0, targets == n - 1
+    assert (spokes | into_sink).all()
+    np.testing.assert_array_equal(targets[spokes], middle)
+    assert (weights[spokes] == 1).all()
+    np.testing.assert_array_equal(sources[into_sink], middle)
+    assert sorted(weights[into_sink].tolist()) == list(range(1, n - 1))  # distinct: each a different candidate
+    # the right distance of the sink from 0 is 2 (through the middle vertex whose weight is 1)
+    assert dijkstra(scipy_matrix(graph), indices=0)[n - 1] == 2
+    both = generate(f"da2cf-race:n={n},seed=3,directed=false")
+    assert not both.directed and both.m == 4 * (n - 2)
+
+
 def test_road_is_connected_sparse_and_long():
     n = 900  # a 30 x 30 lattice
     graph = generate(f"road:n={n},seed=3")
@@ -306,7 +325,7 @@ def test_spec_filename_is_a_safe_file_name():
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("nosuch:n=3", r"unknown generator 'nosuch' \(known: chain, communities, complete, dag, fixed-degree"),
+        ("nosuch:n=3", r"unknown generator 'nosuch' \(known: chain, communities, complete, da2cf-race, dag, fixed-degree"),
         ("rmat:q=1", r"rmat has no parameter 'q' \(allowed: a, b, c, d, directed, m, n, seed, wmax, wmin\)"),
         ("rmat:n", r"malformed pair 'n', expected key=value pairs separated by commas"),
         ("rmat:n=", r"malformed pair 'n='"),
@@ -328,6 +347,7 @@ def test_spec_filename_is_a_safe_file_name():
         ("rmat:wmin=10,wmax=10", r"wmin=10 must be below wmax=10"),
         ("random:m=7,directed=false", r"m=7 is odd, but an undirected graph stores each edge as two arcs"),
         ("fixed-degree:n=5,degree=5", r"degree=5 needs at least degree\+1 vertices, n=5"),
+        ("da2cf-race:n=2", r"parameter 'n' must be at least 3"),
         ("dag:n=30000000,wmax=1000", r"chain_shortest weights can reach .* > 2147483647 \(int32\)"),
         ("dag:wmin=0", r"chain_shortest needs wmin >= 1"),
         ("road:degree=5", r"parameter 'degree' must be at most 4.0"),

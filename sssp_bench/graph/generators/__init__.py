@@ -14,6 +14,7 @@ Generators (where they come from), one module per family
   structured    grid     2-D 4-neighbour grid, undirected: uniform low degree, diameter rows+cols-2 (course report)
                 chain    a path of n vertices: diameter n-1, one vertex of parallelism per step (course report)
                 star     one hub joined to n-1 leaves: the extreme degree imbalance (course report)
+                da2cf-race  source -> n-2 middle vertices -> one sink, distinct sink weights: da2cf's race (Fig. 5)
   communities   k dense clusters plus sparse inter-cluster arcs (the course report's "clustered")
   road          road-like: jittered 2-D lattice, near-neighbour roads, mean degree ~2.5, weights ~ length
                 (stands in for DIMACS USA-road in H-BF)
@@ -31,7 +32,8 @@ A new generator is a module with `GENERATORS = [generator(name, description, par
 Conventions every generator follows
   * Weights are int32, uniform in [wmin, wmax) unless the generator says otherwise (road: proportional to
     length; dag/complete with chain_shortest: skip arcs cost the chain they bypass plus a uniform extra).
-    Defaults are 1..100 (wmin=1, wmax=101), fixed-degree 1..10 (wmin=1, wmax=11) as in da2cf, road 1..1000.
+    Defaults are 1..100 (wmin=1, wmax=101), fixed-degree 1..10 (wmin=1, wmax=11) as in da2cf, road 1..1000;
+    da2cf-race fixes its weights (1 into the middle, a seeded permutation of 1..n-2 out of it).
   * Undirected graphs store every edge as two arcs carrying the same weight.
   * Randomness is counter-based (`graph.rng`): a number depends only on its stream and index, so threads and
     chunks give byte-identical graphs. CSR is built by counting sort (`graph.build`), arcs keeping their
