@@ -75,8 +75,10 @@ class Sampler:
                 self.error = f"{error.__class__.__name__}: {error}"
                 return
             self.samples.append((self.clock() - self.started, watts))
-            next_at += self.interval_s
-            self._stop.wait(max(0.0, next_at - self.clock()))
+            next_at, now = next_at + self.interval_s, self.clock()
+            if next_at <= now:  # fell behind (the GIL, a slow read): skip the missed ticks rather than burst
+                next_at = now + self.interval_s
+            self._stop.wait(next_at - now)
 
     def stop(self) -> list[tuple[float, float]]:
         self._stop.set()

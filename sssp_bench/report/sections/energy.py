@@ -44,8 +44,8 @@ def section(report: Report) -> list[str]:
                   "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
         for row in group.itertuples(index=False):
             if row.status != "ok":
-                lines.append(f"| {markdown_cell(row.variant)} | - | - | - | - | - | - | - | "
-                             f"{markdown_cell(row.status)}: {markdown_cell(row.message)} |")
+                why = row.message if row.message.startswith(row.status) else f"{row.status}: {row.message}"
+                lines.append(f"| {markdown_cell(row.variant)} | - | - | - | - | - | - | - | {markdown_cell(why)} |")
                 continue
             lines.append(
                 f"| {markdown_cell(row.variant)} | {format_number(row.energy_j)} | "
