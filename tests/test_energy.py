@@ -281,3 +281,10 @@ def test_a_merge_of_shards_keeps_every_shards_power_traces(tmp_path):
                                                                           "grid__cpu-dijkstra.csv"]
     report = build_report(merged)
     assert len(report.power_traces) == 2 and "## Energy" in write_report(report)["markdown"].read_text()
+
+
+def test_probe_energy_is_a_configs_energy_true(tmp_path):
+    from sssp_bench.run.probe import Probe
+
+    assert Probe(["cpu-dijkstra"], ["grid:rows=4,cols=4"], energy=True).config().energy == ENERGY_DEFAULTS
+    assert Probe(["cpu-dijkstra"], ["grid:rows=4,cols=4"]).config().energy is None
