@@ -373,6 +373,8 @@ def slurm(config_path: Path, shard_count: int, run_id: str | None, output: Path 
 @click.option("-D", "--define", "defines", multiple=True, metavar="NAME=VALUE",
               help="A -D for every kernel compiled in this probe (an experiment); recorded in the manifest.")
 @click.option("--counters", is_flag=True, help="Also print each variant's solve counters.")
+@click.option("--energy", is_flag=True,
+              help="Also measure each GPU variant's energy per solve through NVML, after its timed solves.")
 @click.option("--output", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
               show_default=True, help="Results folder; the probe's run folder goes inside it.")
 @click.option("--run-id", default=None, help="Name of the run folder (default: probe-<UTC time>).")
@@ -380,8 +382,8 @@ def slurm(config_path: Path, shard_count: int, run_id: str | None, output: Path 
 @click.option("--progress/--no-progress", default=True, help="Show a progress line on a terminal.")
 def probe(implementations: tuple[str, ...], graphs: tuple[str, ...], params: tuple[str, ...], sources: int,
           seed: int, min_reached: int | None, repetitions: int, warmup: int, weights: str, reference_sources: int,
-          baseline: str | None, time_limit: float, defines: tuple[str, ...], counters: bool, output: Path,
-          run_id: str | None, datasets: Path | None, progress: bool) -> None:
+          baseline: str | None, time_limit: float, defines: tuple[str, ...], counters: bool, energy: bool,
+          output: Path, run_id: str | None, datasets: Path | None, progress: bool) -> None:
     """Time a few parameter settings of IMPLEMENTATIONS on some graphs, through the runner, and print a table.
 
     Every solve is timed, warmed up and verified as `run` does it, and recorded in a run folder that `report`
@@ -399,7 +401,7 @@ def probe(implementations: tuple[str, ...], graphs: tuple[str, ...], params: tup
                         *(f"--param {param}" for param in params), *(f"--define {define}" for define in defines)])
     config = Probe(implementations, graphs, params, sources, seed, min_reached, repetitions, warmup, weights,
                    reference_sources, baseline, time_limit, defines, output, datasets or Path("datasets"),
-                   command).config()
+                   command, energy).config()
     log = lambda message: click.echo(message, err=True)  # noqa: E731
     try:
         outcome = run_probe(config, run_id, show_progress=progress, log=log)

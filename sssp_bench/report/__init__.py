@@ -1,5 +1,6 @@
 """Stage 5 of the pipeline, report: one or more run folders as report.md, report.csv (the summary), claims.csv (when
-the configs make claims), speedup.png and speedup.svg, and the tables `sssp-bench report` prints.
+the configs make claims), energy.csv and power-GRAPH.png/.svg (when the runs measured energy), speedup.png and
+speedup.svg, and the tables `sssp-bench report` prints.
 
 The report only reads results through sssp_bench.results: `build_report` loads the runs, summarises them and judges
 their claims once; `write_report` writes the files; `text` holds the terminal tables and Markdown escaping, `plot`
@@ -22,11 +23,12 @@ import pandas as pd
 
 from ..errors import UserError
 from ..results.claims import judge
+from ..results.energy import energy_table, safe_name
 from ..results.figures import Figure, figures
 from ..results.load import Run, load_run, run_folder
 from ..results.stand_ins import Fidelity, stand_in_fidelity
 from ..results.summary import summarize
-from .plot import CHART_NAME, plot_figure, plot_summary
+from .plot import CHART_NAME, plot_figure, plot_power, plot_summary
 from .sections import SECTIONS
 
 
@@ -34,14 +36,16 @@ from .sections import SECTIONS
 class Report:
     """What a report is made of, computed once: the loaded runs, their summary, their configs' judged claims
     (results/claims.py; an empty frame when they make none), the points of the figures they ask for
-    (results/figures.py), and how each stand-in that ran compares with its real graph (results/stand_ins.py; empty
-    when none ran)."""
+    (results/figures.py), how each stand-in that ran compares with its real graph (results/stand_ins.py; empty
+    when none ran), and the energy per solve and power traces of runs that measured them (results/energy.py)."""
     paths: list[Path]
     runs: list[Run]
     summary: pd.DataFrame
     claims: pd.DataFrame
     figures: list[Figure] = field(default_factory=list)
     fidelity: list[Fidelity] = field(default_factory=list)
+    energy: pd.DataFrame = field(default_factory=pd.DataFrame)
+    power_traces: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)  # (graph, variant) -> trace
 
     @property
     def manifests(self) -> list[dict[str, Any]]:
@@ -57,6 +61,14 @@ class Report:
         shared = sum(other.name == figure.name for other in self.figures) > 1
         return f"figure-{figure.run_id}-{figure.name}" if shared else f"figure-{figure.name}"
 
+    def power_graphs(self) -> list[str]:
+        """The graphs with a power trace, in the order the energy table meets them."""
+        return list(dict.fromkeys(graph for graph, _ in self.power_traces))
+
+    def power_file(self, graph: str) -> str:
+        """The file name, without suffix, of a graph's power-over-time plot beside report.md."""
+        return f"power-{safe_name(graph)}"
+
 
 def build_report(run_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> Report:
     paths = [run_paths] if isinstance(run_paths, (str, os.PathLike)) else list(run_paths)
@@ -64,8 +76,10 @@ def build_report(run_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[
         raise UserError("no run directory given")
     runs = [load_run(path) for path in paths]
     summary = summarize(runs)
+    folders = [run_folder(path) for path in paths]
+    energy, traces = energy_table(runs, folders)
     return Report([Path(path) for path in paths], runs, summary, judge(runs, summary), figures(runs, summary),
-                  stand_in_fidelity(runs, summary))
+                  stand_in_fidelity(runs, summary), energy, traces)
 
 
 def render_markdown(report: Report) -> str:
@@ -77,9 +91,10 @@ def write_report(
     run_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Report,
     out_dir: str | os.PathLike[str] | None = None,
 ) -> dict[str, Path]:
-    """Write report.md, report.csv, speedup.png and speedup.svg (and claims.csv when the configs make claims, and a
-    PNG and SVG per figure they ask for) into the first run's folder (or `out_dir`) and return their paths, keyed
-    "markdown", "csv", "png", "svg" (and "claims", and each figure's file name). `run_paths` may be a Report that
+    """Write report.md, report.csv, speedup.png and speedup.svg (and claims.csv when the configs make claims, a
+    PNG and SVG per figure they ask for, energy.csv and a power-over-time plot per graph when the runs measured
+    energy) into the first run's folder (or `out_dir`) and return their paths, keyed "markdown", "csv", "png", "svg"
+    (and "claims", "energy", and each figure's and power plot's file name). `run_paths` may be a Report that
     build_report made already."""
     built = run_paths if isinstance(run_paths, Report) else build_report(run_paths)
     target = Path(out_dir) if out_dir is not None else run_folder(built.paths[0])
@@ -91,6 +106,8 @@ def write_report(
     }
     if not built.claims.empty:
         written["claims"] = target / "claims.csv"
+    if not built.energy.empty:
+        written["energy"] = target / "energy.csv"
     drawn = {built.figure_file(figure): figure for figure in built.figures}
     try:
         target.mkdir(parents=True, exist_ok=True)
@@ -98,6 +115,13 @@ def write_report(
         for stem, figure in drawn.items():
             plot_figure(figure, target / f"{stem}.png", target / f"{stem}.svg")
             written[stem] = target / f"{stem}.svg"
+        for graph in built.power_graphs():
+            stem = built.power_file(graph)
+            plot_power(graph, {variant: trace for (on, variant), trace in built.power_traces.items() if on == graph},
+                       target / f"{stem}.png", target / f"{stem}.svg")
+            written[stem] = target / f"{stem}.svg"
+        if "energy" in written:
+            built.energy.to_csv(written["energy"], index=False)
         built.summary.to_csv(written["csv"], index=False)
         if "claims" in written:
             built.claims.to_csv(written["claims"], index=False)

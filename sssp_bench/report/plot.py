@@ -1,5 +1,6 @@
 """The report's charts, as PNG and SVG: the speedup over the baseline per graph and variant (or the median solve time
-when no speedup could be computed), and the line plots of the figures a config asks for (results/figures.py)."""
+when no speedup could be computed), the line plots of the figures a config asks for (results/figures.py), and the
+power over time of each graph's energy phases (results/energy.py)."""
 
 from __future__ import annotations
 
@@ -162,6 +163,35 @@ def plot_figure(figure: Figure, png_path: Path, svg_path: Path) -> None:
         if figure.y == "speedup":
             axes.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
         axes.grid(which="major", linewidth=0.4, alpha=0.5)
+        axes.legend(fontsize=8, frameon=False, loc="best")
+    plot.savefig(png_path, dpi=150, bbox_inches="tight")
+    plot.savefig(svg_path, bbox_inches="tight", metadata={"Date": None})
+
+
+def plot_power(graph: str, traces: dict[str, pd.DataFrame], png_path: Path, svg_path: Path) -> None:
+    """The parallel bucket heap paper's Figure 7 redrawn: board power over time during each variant's energy phase
+    on one graph (results/energy.py), one line per variant from the phase's start, thick while it solves, thin
+    while the GPU idles before and after."""
+    from matplotlib.figure import Figure as PlotFigure
+
+    plot = PlotFigure(figsize=(7.0, 4.0), layout="constrained")
+    axes = plot.add_subplot()
+    axes.set_title(f"Power over time: {graph}", fontsize=11)
+    axes.set_xlabel("time since the energy phase began, s")
+    axes.set_ylabel("GPU power, W")
+    drawn = {variant: trace for variant, trace in traces.items() if not trace.empty}
+    if not drawn:
+        axes.text(0.5, 0.5, "no power samples", ha="center", va="center", transform=axes.transAxes)
+    for (variant, trace), colour in zip(drawn.items(), _colours(len(drawn))):
+        axes.plot(trace["t_s"], trace["power_w"], color=colour, linewidth=0.8, alpha=0.6)
+        if "stage" in trace:
+            solving = trace["power_w"].where(trace["stage"] == "solving")
+            axes.plot(trace["t_s"], solving, color=colour, linewidth=2.0, label=f"{variant} (solving)")
+        else:
+            axes.lines[-1].set_label(variant)
+    if drawn:
+        axes.set_ylim(bottom=0)
+        axes.grid(linewidth=0.4, alpha=0.5)
         axes.legend(fontsize=8, frameon=False, loc="best")
     plot.savefig(png_path, dpi=150, bbox_inches="tight")
     plot.savefig(svg_path, bbox_inches="tight", metadata={"Date": None})

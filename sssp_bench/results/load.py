@@ -128,7 +128,8 @@ def _read_rows(rows_path: Path) -> tuple[list[dict[str, Any]], bool]:
         if missing:
             raise UserError(f"{rows_path}:{number}: row has no {missing[0]!r}")
         if record.get("phase") not in PHASES:
-            raise UserError(f"{rows_path}:{number}: phase must be 'prepare' or 'solve', got {record['phase']!r}")
+            raise UserError(f"{rows_path}:{number}: phase must be one of {', '.join(map(repr, PHASES))}, got "
+                            f"{record['phase']!r}")
         records.append(record)
     return records, False
 

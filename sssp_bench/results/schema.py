@@ -6,6 +6,12 @@ A run folder holds `manifest.json` (one JSON object: the config, provenance, gra
 line being written). The manifest records the schema's version; a manifest without one is version 1, the version
 every run had before manifests recorded it. A reader refuses a version newer than it knows.
 
+Versions: 1, prepare and solve rows. 2 (config `energy`): rows of phase "energy", one per GPU (graph, variant) whose
+energy per solve was measured after its timed solves (run/energy.py), with the fields energy_j (joules per solve),
+power_w, idle_power_w, energy_solves, energy_method and power_trace (its power trace, `power/*.csv` in the run
+folder; results/energy.py), and the manifest's `energy`. A version-1 reader would refuse the new phase, hence the
+new version; every version-1 run reads as before.
+
 A solve is *verified* when its status is "ok", its certificate passed and its reference compare, when made, did not
 disagree (`solve_outcome`); only verified solves count toward any timing.
 """
@@ -14,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 MANIFEST_FILE = "manifest.json"
 ROWS_FILE = "rows.jsonl"
@@ -39,6 +45,8 @@ MANIFEST_KEYS = {
     "code_changes": "a resume with other code than the run began with: when, and the new code digest",
     "shard": "a shard's place in its split: index, count, cells, the unsplit config's hash (run/shards.py)",
     "merged_from": "a merge of shards: each shard's run, host, status and attempts (run/shards.py)",
+    "energy": "config energy on: its settings, whether NVML could measure here (available, reason), the GPU and "
+              "driver NVML saw, the backend (pynvml or ctypes), energy counter or sampled power (run/energy.py)",
 }
 
 # Every row has these fields, in this order (the order they are written in).
@@ -46,11 +54,17 @@ ROW_FIELDS = (
     "run_id", "phase", "graph", "implementation", "variant", "params", "device", "kind", "source",
     "source_index", "repetition", "status", "message", "time_s", "end_to_end_s", "timer", "reached_vertices",
     "reached_arcs", "mteps", "certificate", "reference", "counters", "floor_s", "stand_in_for", "stand_in",
+    "energy_j", "power_w", "idle_power_w", "energy_solves", "energy_method", "power_trace",
 )
+# An energy row (phase "energy"; null elsewhere): time_s is its window, energy_j the joules per solve in it, power_w
+# the mean power over it, idle_power_w the mean before it, energy_solves the solves in it, energy_method "energy
+# counter" or "sampled power", power_trace the trace's path in the run folder. Status "unavailable" (with why in
+# message) where NVML cannot measure, "error" where the phase failed; neither is a failed solve.
 CHECKED_SOLVE_FIELDS = ("certificate_device",)  # only on a solve whose answer was checked: "gpu" or "cpu"
 REQUIRED_ROW_FIELDS = ("phase", "graph", "implementation", "status")
-NUMERIC_ROW_FIELDS = ("time_s", "end_to_end_s", "reached_vertices", "reached_arcs", "mteps", "floor_s")
-PHASES = ("prepare", "solve")
+NUMERIC_ROW_FIELDS = ("time_s", "end_to_end_s", "reached_vertices", "reached_arcs", "mteps", "floor_s", "energy_j",
+                      "power_w", "idle_power_w", "energy_solves")
+PHASES = ("prepare", "solve", "energy")
 
 # The statuses the runner writes: "ok", or the kind of failure (LDBC-style; the run goes on after each).
 STATUSES = ("ok", "wrong_answer", "timeout", "out_of_memory", "error", "unsupported", "negative_cycle", "unavailable")

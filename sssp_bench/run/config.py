@@ -23,6 +23,7 @@
     baseline: cpu-dijkstra            # the variant speedups divide by; null for none; or one per problem kind:
                                       # {sssp: cpu-dijkstra, bfs: cpu-bfs} (BFS variants divided by a BFS)
     time_limit: 600                   # seconds per solve
+    energy: false                     # true, or {min_window_s: 2.0, sample_ms: 100, idle_s: 0.5}: energy per solve
     output: results
     datasets: datasets
 
@@ -79,6 +80,13 @@ Figures: line plots the report draws from the run, a paper's figure redrawn (rep
         graphs: [dag-30K]                           # one line per graph (one graph is enough)
         variants: [pardijkstra]                     # the sweep's entry; no `paper` (its points are not graphs)
 
+Energy: `energy: true` (or a mapping: `enabled`, default true; `min_window_s`, default 2.0; `sample_ms`, default 100;
+`idle_s`, default 0.5) measures each GPU variant's energy per solve through NVML in a phase of its own after its
+timed solves on a graph (run/energy.py): `idle_s` of idle power, then its verified sources solved back to back for
+at least `min_window_s`, joules per solve = the energy counter's difference / solves; a power trace sampled every
+`sample_ms` goes into the run folder's power/ for the report's power-over-time figure. Timed solves are unchanged;
+CPU variants get no energy; where NVML cannot measure, the manifest and the energy rows say why.
+
 A name in `baseline`, `targets`, `figures` or `run --variant` stands for variants by one rule (results/names.py: the variant of
 that name, else the sweep of the entry it labels, else the implementation's variants), which also says what each
 does with a name that stands for several; `graphs` defaults to every graph of the config.
@@ -90,6 +98,7 @@ import dataclasses
 import hashlib
 import itertools
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,8 +112,10 @@ from ..results.names import default_baseline, stands_for
 
 TOP_LEVEL_KEYS = {
     "name", "description", "graphs", "implementations", "sources", "repetitions", "warmup", "weights",
-    "verification", "baseline", "time_limit", "output", "datasets", "targets", "figures",
+    "verification", "baseline", "time_limit", "output", "datasets", "targets", "figures", "energy",
 }
+ENERGY_KEYS = {"enabled", "min_window_s", "sample_ms", "idle_s"}
+ENERGY_DEFAULTS = {"min_window_s": 2.0, "sample_ms": 100.0, "idle_s": 0.5}
 TARGET_KEYS = {"source", "paper_bandwidth_gbs", "device_bandwidth_gbs", "mteps", "efficiency", "faster_than"}
 FASTER_THAN_KEYS = {"variant", "than", "graphs"}
 FIGURE_KEYS = {"name", "title", "x", "y", "graphs", "variants", "paper"}
@@ -168,6 +179,7 @@ class Config:
     # A shard (`run --shard i/n`, shards.py) runs only these (graph label, variant name) cells; None: every cell.
     cells: frozenset[tuple[str, str]] | None = None
     shard: dict[str, Any] | None = None     # {index, count, cells, config_hash}, recorded in the run's manifest
+    energy: dict[str, float] | None = None  # {min_window_s, sample_ms, idle_s} when energy is measured; None: not
 
     def variants_on(self, label: str) -> list[Variant]:
         """The variants this config runs on the graph labelled `label`: all of them, or a shard's cells there."""
@@ -336,6 +348,7 @@ def _validate(data: dict[str, Any], locator: _Locator, default_name: str) -> Con
         raise locator.fail("time_limit", f"expected a positive number of seconds per solve, got {time_limit!r}")
     targets = _targets(data.get("targets"), graphs, variants, locator)
     figures = _figures(data.get("figures"), graphs, variants, locator)
+    energy = _energy(data.get("energy", False), locator)
     output = Path(_typed(data, "output", str, locator, "results"))
     datasets = Path(_typed(data, "datasets", str, locator, "datasets"))
 
@@ -351,10 +364,39 @@ def _validate(data: dict[str, Any], locator: _Locator, default_name: str) -> Con
     }
     if figures:  # only when asked: configs without figures keep their hash
         raw["figures"] = figures
+    if energy:  # likewise
+        raw["energy"] = energy
     return Config(
         name, description, graphs, variants, source_count, source_seed, min_reached, repetitions, warmup,
         reference, reference_sources, baseline, float(time_limit), output, datasets, targets, raw, locator.path,
+        energy=energy,
     )
+
+
+def _energy(value: Any, locator: _Locator) -> dict[str, float] | None:
+    """`energy`: true/false, or a mapping {enabled, min_window_s, sample_ms, idle_s}; the settings with their
+    defaults when on, None when off."""
+    if isinstance(value, bool):
+        return dict(ENERGY_DEFAULTS) if value else None
+    if not isinstance(value, dict):
+        raise locator.fail("energy", f"expected true, false or a mapping with {', '.join(sorted(ENERGY_KEYS))}, "
+                                     f"got {value!r}")
+    _check_keys(value, ENERGY_KEYS, "energy", locator)
+    enabled = value.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise locator.fail("energy.enabled", f"expected true or false, got {enabled!r}")
+    settings = {}
+    for key, default in ENERGY_DEFAULTS.items():
+        number = value.get(key, default)
+        if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number) or (
+                number < 0 if key == "idle_s" else number <= 0):
+            what = "0 or more seconds" if key == "idle_s" else (
+                "a positive number of milliseconds" if key == "sample_ms" else "a positive number of seconds")
+            raise locator.fail(f"energy.{key}", f"expected {what}, got {number!r}")
+        settings[key] = float(number)
+    if settings["sample_ms"] < 1:
+        raise locator.fail("energy.sample_ms", f"expected at least 1 ms between power samples, got {value['sample_ms']!r}")
+    return settings if enabled else None
 
 
 def _baseline_variant(name: Any, key_path: str, variants: list[Variant], locator: _Locator) -> str:

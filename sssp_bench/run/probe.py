@@ -11,6 +11,9 @@ solve, every solve certified and the first `reference_sources` compared with the
 folder (manifest.json, rows.jsonl) under the output folder that `report` and `compare` read. The table printed
 is the report's summary table; `--counters` adds each variant's solve counters.
 
+`--energy` measures each GPU variant's energy per solve through NVML after its timed solves, as a config's
+`energy: true` does (run/energy.py); the runner's log says the joules per solve, the report shows them.
+
 `--define NAME=VALUE` passes -DNAME=VALUE to every kernel compiled during the probe (an experiment with a
 kernel's compile-time constant); the defines are recorded in the manifest's config, so a probe with them never
 resumes or passes for one without.
@@ -57,6 +60,7 @@ class Probe:
     output: Path = Path("results")
     datasets: Path = Path("datasets")
     description: str = field(default="")
+    energy: bool = False                # config `energy: true`: each GPU variant's energy per solve through NVML
 
     def config(self) -> Config:
         """The run config of this probe; a mistake in any option is a one-line UserError naming the option."""
@@ -82,6 +86,8 @@ class Probe:
         }
         if self.baseline is not None:
             data["baseline"] = self.baseline
+        if self.energy:
+            data["energy"] = True
         config = parse_config(yaml.safe_dump(data, sort_keys=False), PROBE_CONFIG, default_name="probe")
         if defines:
             config.raw["defines"] = defines

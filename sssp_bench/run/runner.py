@@ -20,6 +20,12 @@ pass once per graph on the shared device graph, and each source's hop depth on t
 every implementation's efficiency. Without a GPU (or without a GPU implementation) the manifest says why and
 `floor_s` stays null.
 
+Energy (config `energy`, run/energy.py): NVML is opened once per run on the GPU CuPy computes on
+(`manifest["energy"]` says whether it could be, and through what); after a GPU variant's timed solves on a graph its
+verified sources are solved again back to back in an energy phase of their own, and one row of phase "energy"
+records joules per solve, power and the power trace's file (power/). Never around a timed solve; a resumed run
+measures what the interrupted one had not. Where NVML cannot measure, the energy row is "unavailable" with why.
+
 Stand-ins: a graph entry with a `stand_in` runs its synthetic stand-in when the real catalog graph is not
 fetched (graphs.choose_graph). The manifest's graph record and every row of that graph then carry
 `stand_in_for` (the catalog name) and `stand_in` (the generator spec); both are null for a real graph. A resumed
@@ -40,17 +46,19 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import impls, jsonfile
-from . import provenance, roofline, verify
+from . import energy, provenance, roofline, verify
 from .config import Config, GraphEntry, Variant
 from ..errors import NegativeCycleError, UnsupportedGraphError, UserError
 from ..gpu import certificate as device_certificate
+from ..gpu import nvml
 from ..gpu import runtime as gpu_runtime
 from ..graph.load import LoadedGraph, choose_graph, is_generator_spec, load_graph, resolve_path
 from ..impls.base import Implementation, SolveResult, canonical_distances
 from ..jsonfile import read_json, write_json_atomic
 from ..progress import Progress
 from ..graph.sources import cached_sources, sources_cache_path
-from ..results.schema import MANIFEST_FILE, ROWS_FILE, STATUSES, new_manifest, new_row
+from ..results.energy import trace_file
+from ..results.schema import MANIFEST_FILE, ROWS_FILE, STATUSES, new_manifest, new_row, solve_outcome
 
 
 @dataclass
@@ -112,22 +120,40 @@ def new_run_id(config: Config, output: Path) -> str:
     return run_id
 
 
-def _load_done(rows_path: Path) -> tuple[set[tuple], set[tuple]]:
-    """What an interrupted run finished: solves by (graph, variant, repetition, source index), failed prepares."""
-    solved: set[tuple] = set()
-    failed_prepares: set[tuple] = set()
+@dataclass
+class Done:
+    """What an interrupted run finished: solves by (graph, variant, repetition, source index), failed prepares and
+    energy phases by (graph, variant), and the verified sources by (graph, variant), which an energy phase solves."""
+    solved: set[tuple] = field(default_factory=set)
+    failed_prepares: set[tuple] = field(default_factory=set)
+    energy: set[tuple] = field(default_factory=set)
+    verified: dict[tuple, list[int]] = field(default_factory=dict)
+
+
+def _load_done(rows_path: Path) -> Done:
+    done = Done()
     if not rows_path.exists():
-        return solved, failed_prepares
+        return done
     for line in rows_path.read_text(encoding="utf-8").splitlines():
         try:
             row = json.loads(line)
         except json.JSONDecodeError:
             continue  # the partial last line of a crash
         if row.get("phase") == "solve":
-            solved.add((row["graph"], row["variant"], row["repetition"], row["source_index"]))
+            done.solved.add((row["graph"], row["variant"], row["repetition"], row["source_index"]))
+            if solve_outcome(row["status"], row.get("certificate"), row.get("reference")) == "verified":
+                _add_verified(done.verified, (row["graph"], row["variant"]), row["source"])
         elif row.get("phase") == "prepare" and row.get("status") != "ok":
-            failed_prepares.add((row["graph"], row["variant"]))
-    return solved, failed_prepares
+            done.failed_prepares.add((row["graph"], row["variant"]))
+        elif row.get("phase") == "energy":
+            done.energy.add((row["graph"], row["variant"]))
+    return done
+
+
+def _add_verified(verified: dict[tuple, list[int]], key: tuple, source: int) -> None:
+    sources = verified.setdefault(key, [])
+    if source not in sources:
+        sources.append(source)
 
 
 class Runner:
@@ -143,7 +169,10 @@ class Runner:
         self.device_roofline: dict[str, Any] | None = None  # the run's device constants, when measured
         self.floors: dict[tuple[str, int], float | None] = {}  # (graph label, source) -> floor seconds
         self.stand_ins: dict[str, tuple[str, str]] = {}  # graph label -> (catalog name, spec), for its rows
-        self.solved, self.failed_prepares = _load_done(self.rows_path) if resume else (set(), set())
+        self.done = _load_done(self.rows_path) if resume else Done()
+        self.solved, self.failed_prepares = self.done.solved, self.done.failed_prepares
+        self.meter: nvml.Meter | None = None  # NVML on the run's GPU, when energy is measured and NVML works here
+        self.meter_reason = ""                 # why not, when it is not
         if resume:
             self.manifest = json.loads(self.manifest_path.read_text())
         else:
@@ -184,6 +213,7 @@ class Runner:
         write_json_atomic(self.manifest_path, self.manifest)
         self._preflight()
         self._measure_device_roofline()
+        self._open_meter()
         writer = RowWriter(self.rows_path)
         total = sum(self._solves_per_graph(entry.label, self.config.source_count) for entry in self.config.graphs)
         progress = Progress(total, enabled=self.show_progress)
@@ -197,6 +227,8 @@ class Runner:
         finally:
             progress.close()
             writer.close()
+            if self.meter is not None:
+                self.meter.close()
             self.manifest["finished"] = _now()
             self.manifest["statuses"] = dict(self.outcome.statuses)
             write_json_atomic(self.manifest_path, self.manifest)
@@ -253,6 +285,23 @@ class Runner:
         self.device_roofline = constants
         write_json_atomic(self.manifest_path, self.manifest)
 
+    def _open_meter(self) -> None:
+        """NVML on the run's GPU, once per run, when the config measures energy; the manifest says what it found."""
+        if not self.config.energy:
+            return
+        record: dict[str, Any] = {"enabled": True, **self.config.energy}
+        try:
+            self.meter = nvml.open_meter()
+        except nvml.NvmlUnavailable as error:
+            self.meter_reason = f"unavailable: {error}"
+            record.update(available=False, reason=self.meter_reason)
+            self.log(f"energy not measured: {self.meter_reason}")
+        else:
+            record.update(available=True, reason="", **self.meter.record(),
+                          method="energy counter" if self.meter.energy_counter else "sampled power")
+        self.manifest["energy"] = record
+        write_json_atomic(self.manifest_path, self.manifest)
+
     def _graph_roofline(self, loaded: LoadedGraph, sources: list[int]) -> None:
         """(b) and (d) of the roofline for this graph, and every source's floor (when the device's is known)."""
         self.floors = {}
@@ -283,7 +332,14 @@ class Runner:
             if any((label, variant.name, repetition, index) not in self.solved
                    for repetition in range(self.config.repetitions) for index in range(wanted)):
                 return False
+            if self._energy_due(label, variant):
+                return False
         return True
+
+    def _energy_due(self, label: str, variant: Variant) -> bool:
+        """Whether this (graph, variant) still needs its energy phase: energy on, a GPU variant, none recorded."""
+        return bool(self.config.energy) and impls.get(variant.implementation).device == "gpu" and (
+            label, variant.name) not in self.done.energy
 
     def _run_graph(self, entry, writer: RowWriter, progress: Progress) -> None:
         config = self.config
@@ -357,12 +413,15 @@ class Runner:
         work = [(repetition, index, source) for repetition in range(config.repetitions)
                 for index, source in enumerate(chosen)]
         remaining = [item for item in work if (label, variant.name, item[0], item[1]) not in self.solved]
-        if not remaining or (label, variant.name) in self.failed_prepares:
+        energy_due = self._energy_due(label, variant)
+        if not (remaining or energy_due) or (label, variant.name) in self.failed_prepares:
             progress.advance(len(work))
             return
         progress.advance(len(work) - len(remaining))
         implementation_class = impls.get(variant.implementation)
         available, why = implementation_class.available()
+        if not available and not remaining:
+            return  # solved in an earlier session on another machine; nothing to measure here
         if not available:
             self.manifest["skipped"][variant.name] = why
             self._write_prepare(writer, label, variant, None, "unavailable", why)
@@ -404,9 +463,44 @@ class Runner:
                         timed_out = f"not run: source #{index} exceeded the {config.time_limit:g} s time limit"
                 writer.write(row)
                 self.outcome.statuses[row["status"]] += 1
+                if solve_outcome(row["status"], row["certificate"], row["reference"]) == "verified":
+                    _add_verified(self.done.verified, (label, variant.name), source)
                 progress.advance(1)
+            if energy_due:
+                progress.describe(label, f"{variant.name} energy")
+                writer.write(self._energy_phase(label, implementation, variant))
         finally:
             implementation.teardown()
+
+    def _energy_phase(self, label: str, implementation: Implementation, variant: Variant) -> dict[str, Any]:
+        """The energy row of this (graph, variant): its verified sources solved back to back (run/energy.py)."""
+        row = self._row(label, variant, type(implementation), None, None, None)
+        row.update(phase="energy", timer="host")
+        sources = self.done.verified.get((label, variant.name), [])
+        if self.meter is None:
+            row.update(status="unavailable", message=self.meter_reason or "unavailable: NVML not opened")
+            return row
+        if not sources:
+            row.update(status="unavailable", message="unavailable: no verified solve to repeat")
+            return row
+
+        def solve(source: int) -> None:
+            implementation.solve(source)
+            implementation.synchronize()
+
+        trace = trace_file(label, variant.name)
+        try:
+            measured = energy.measure_energy(solve, sources, self.meter, energy.EnergySettings(**self.config.energy),
+                                             self.run_dir / trace)
+        except Exception as error:  # recorded, and the run goes on
+            status, message = classify(error)
+            row.update(status=status, message=f"energy phase: {message}")
+            self.log(f"{label}: {variant.name}: energy phase: {status}: {message}")
+            return row
+        row.update(measured, power_trace=trace)
+        self.log(f"{label}: {variant.name}: {row['energy_j']:.4g} J per solve, {row['power_w']:.4g} W "
+                 f"({row['energy_solves']} solves in {row['time_s']:.3g} s, {row['energy_method']})")
+        return row
 
     def _solve(self, loaded: LoadedGraph, implementation: Implementation, variant: Variant, source: int,
                index: int, repetition: int, references: dict) -> dict[str, Any]:

@@ -37,12 +37,14 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import UserError
 from ..jsonfile import read_json, write_json_atomic
+from ..results.energy import POWER_FOLDER
 from ..results.shards import shard_problems
 from .config import Config, GraphEntry
 
@@ -228,8 +230,21 @@ def merge_shards(shard_dirs: list[Path], into: Path, log: Callable[[str], None] 
     temporary = rows_path.with_name(f".rows.jsonl.{os.getpid()}.tmp")
     temporary.write_text("".join(line + "\n" for line in rows), encoding="utf-8")
     os.replace(temporary, rows_path)
+    _copy_power_traces([shard_dir for shard_dir, _ in loaded], into)
     write_json_atomic(into / "manifest.json", merged)
     return into
+
+
+def _copy_power_traces(shard_dirs: list[Path], into: Path) -> None:
+    """The shards' power traces (config `energy`, results/energy.py) into the merged run's power/, where its energy
+    rows name them: each (graph, variant) ran in one shard, so their names never clash."""
+    for shard_dir in shard_dirs:
+        folder = shard_dir / POWER_FOLDER
+        if folder.resolve() == (into / POWER_FOLDER).resolve() or not folder.is_dir():
+            continue
+        for trace in sorted(folder.glob("*.csv")):
+            (into / POWER_FOLDER).mkdir(parents=True, exist_ok=True)
+            shutil.copy2(trace, into / POWER_FOLDER / trace.name)
 
 
 def _attempts(shard_dir: Path) -> list[dict[str, Any]]:
@@ -267,7 +282,7 @@ def row_statuses(lines: list[str]) -> dict[str, int]:
     counted: dict[str, int] = {}
     for line in lines:
         row = json.loads(line)
-        if row.get("phase") == "solve" or row.get("status") != "ok":
+        if row.get("phase") == "solve" or (row.get("phase") == "prepare" and row.get("status") != "ok"):
             counted[row["status"]] = counted.get(row["status"], 0) + 1
     return counted
 
@@ -303,6 +318,8 @@ def _merged_manifest(into: Path, manifests: list[dict[str, Any]], merged_from: l
     # the device constants of the first shard that measured them (a record without "available" is a measurement)
     measured = next((m["roofline"] for m in manifests
                      if m.get("roofline") and m["roofline"].get("available", True)), first.get("roofline"))
+    # likewise the energy meter's record: the first shard where NVML could measure
+    energy = next((m["energy"] for m in manifests if (m.get("energy") or {}).get("available")), first.get("energy"))
     complete = all(manifest.get("status") == "complete" for manifest in manifests)
     merged = {key: value for key, value in first.items() if key not in ("shard", "resumed", "code_changes")}
     merged.update({
@@ -311,6 +328,7 @@ def _merged_manifest(into: Path, manifests: list[dict[str, Any]], merged_from: l
         "finished": max(str(m.get("finished") or "") for m in manifests) or None,
         "status": "complete" if complete else "incomplete",
         "graphs": graphs, "roofline": measured,
+        **({"energy": energy} if energy is not None else {}),
         "skipped": {name: why for manifest in manifests for name, why in (manifest.get("skipped") or {}).items()},
         "merged_from": merged_from,
     })

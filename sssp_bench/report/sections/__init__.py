@@ -8,7 +8,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from . import (
-    claims, failures, figures, graphs, heading, metrics, provenance, results_table, roofline, speed_targets, stand_ins,
+    claims, energy, failures, figures, graphs, heading, metrics, provenance, results_table, roofline, speed_targets,
+    stand_ins,
 )
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ SECTIONS: tuple[Callable[[Report], list[str]], ...] = (
     speed_targets.section,  # papers' MTEPS, scaled by bandwidth
     claims.section,         # papers' findings and issues' asks, judged
     figures.section,        # papers' figures redrawn: the line plots a config asks for
+    energy.section,         # joules per solve through NVML, and power over time (parallel bucket heap Figure 7)
     failures.section,       # what did not end verified, and why
     metrics.section,        # what each column means
 )

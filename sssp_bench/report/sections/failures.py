@@ -23,6 +23,7 @@ def section(report: Report) -> list[str]:
 
 def _failure_lines(report: Report) -> list[str]:
     rows = label_rows(report.runs)
+    rows = rows[rows["phase"] != "energy"]  # the energy section says why an energy phase did not measure
     if rows.empty:
         return []
     outcomes = [
