@@ -99,10 +99,20 @@ __device__ __forceinline__ long long vload(const long long* a) { return *(const 
 __device__ __forceinline__ void vstore(long long* a, long long x) { *(volatile long long*)a = x; }
 __device__ __forceinline__ word_t vload_word(const word_t* a) { return *(const volatile word_t*)a; }
 
+// tests/emulation/ compiles this file for the host (PD_HOST_EMULATION: a thread per CUDA thread, shared memory and
+// the timer from its shim); on the device these are shared memory and %globaltimer.
+#ifndef PD_BLOCK_SHARED
+#define PD_BLOCK_SHARED(type, name) __shared__ type name
+#endif
+
 __device__ __forceinline__ unsigned long long global_ns() {
+#ifdef PD_HOST_EMULATION
+    return emulated_ns();
+#else
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
+#endif
 }
 
 __device__ __forceinline__ long long unit(const Heap& h, int i) { return h.d << (2 * i); }  // d4^i
@@ -560,13 +570,15 @@ extern "C" __global__ void pardijkstra_init(dist_t* dist, int* settled, long lon
     if (blockIdx.x == 0) {
         for (int j = threadIdx.x; j < levels * PD_CTL_STRIDE; j += blockDim.x) {
             int field = j % PD_CTL_STRIDE;
-            ctl[j] = field == PD_BOUND_P ? DIST_INF : field == PD_BOUND_V ? (long long)PD_VALUE_MAX : 0LL;
+            ctl[j] = field == PD_BOUND_P ? DIST_INF
+                     : field == PD_BOUND_V ? (long long)PD_VALUE_MAX
+                     : j == PD_S_SIZE ? 1LL  // |S_0| = 1: the source
+                     : 0LL;
         }
         if (threadIdx.x < PD_WORDS) words[threadIdx.x] = 0ULL;
         if (threadIdx.x == 0) {
             signal_p[0] = 0;
             signal_v[0] = (vertex_t)source;
-            ctl[PD_S_SIZE] = 1;
         }
     }
 }
@@ -580,7 +592,7 @@ pardijkstra_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __re
                   vertex_t* scratch_v, prio_t* staging_p, vertex_t* staging_v, long long* ctl, long long d,
                   int levels, int settled_check, long long operation_cap, word_t* words,
                   unsigned long long* per_iteration, int count_relaxations) {
-    __shared__ Shared sh;
+    PD_BLOCK_SHARED(Shared, sh);
     Heap h{bucket_p, bucket_v, signal_p, signal_v, scratch_p, scratch_v, ctl, d, levels};
     const int level = blockIdx.x;
     if (level > 0) {
