@@ -64,6 +64,8 @@
 #define PD_ERR_OVERFLOW 1
 #define PD_ERR_LAST_LEVEL 2
 #define PD_ERR_OPERATIONS 3
+#define PD_ERR_STALLED 4    // block 0 waited PD_STALL_NS for the levels below (a bug guard: never a hang)
+#define PD_STALL_NS 20000000000ULL
 
 typedef long long prio_t;
 
@@ -516,8 +518,15 @@ __device__ int resolve(const Heap& h, int i, Shared& sh) {
 __device__ bool wait_turn(const Heap& h, int i, long long done_i, word_t* words, Shared& sh) {
     if (threadIdx.x == 0) {
         int go = 0;
+        const unsigned long long started = i == 0 ? global_ns() : 0ULL;
         for (;;) {
             if (vload_word(words + PD_FINISHED)) break;
+            if (i == 0 && global_ns() - started > PD_STALL_NS) {  // block 0 only: the others wait for the end
+                atomicExch(words + PD_ERROR, (word_t)PD_ERR_STALLED);
+                __threadfence();
+                atomicExch(words + PD_FINISHED, 1ULL);
+                break;
+            }
             bool above = i == 0 || vload(h.ctl + (long long)(i - 1) * PD_CTL_STRIDE + PD_DONE) >= 4 * (done_i + 1);
             bool below = i == h.levels - 1 || vload(h.ctl + (long long)(i + 1) * PD_CTL_STRIDE + PD_DONE) >= done_i / 4;
             if (above && below) { go = 1; break; }
@@ -620,7 +629,12 @@ pardijkstra_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __re
             if (threadIdx.x == 0) {
                 long long previous[PD_MAX_LEVELS];
                 bool same = false;
+                const unsigned long long started = global_ns();
                 for (int round = 0; !same; ++round) {  // quiescent: no level may resolve, twice in a row
+                    if (global_ns() - started > PD_STALL_NS) {
+                        atomicExch(words + PD_ERROR, (word_t)PD_ERR_STALLED);
+                        break;
+                    }
                     bool pending = false;
                     same = round > 0;
                     for (int i = 0; i < levels; ++i) {
@@ -635,6 +649,10 @@ pardijkstra_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __re
                 __threadfence();
             }
             __syncthreads();
+            if (__ldcg(words + PD_ERROR)) {  // stalled
+                error = -1;
+                break;
+            }
             int left = 0;
             for (int i = 0; i < levels; ++i) {
                 const long long* c = ctl + (long long)i * PD_CTL_STRIDE;
