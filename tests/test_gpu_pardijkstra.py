@@ -20,7 +20,6 @@ from sssp_bench.errors import UnsupportedGraphError  # noqa: E402
 from sssp_bench.gpu import runtime  # noqa: E402
 from sssp_bench.graph.generators import generate  # noqa: E402
 from sssp_bench.graph.weights import apply_weights  # noqa: E402
-from sssp_bench.impls import pardijkstra  # noqa: E402
 from sssp_bench.kernels.bucket_heap import default_d, par_dijkstra_model  # noqa: E402
 
 from gpu_battery import (  # noqa: E402, F401

@@ -147,3 +147,23 @@ def test_the_kernel_on_the_host_is_the_model_step_for_step(host_kernel, tmp_path
     degrees = np.diff(graph.row_offsets)
     assert counts[:, 0].sum() == degrees[model.extracted].sum()
     assert counts[:, 1].sum() >= len(model.extracted) - 1
+
+
+@pytest.mark.slow
+def test_odd_graphs_on_the_host(host_kernel, tmp_path):
+    # parallel arcs (a bulkUpdate with a repeated value), zero-weight arcs and cycles, a self-loop, unreachable
+    # vertices, a source without out-arcs, one vertex: a single-level heap
+    from sssp_bench.graph.csr import from_arcs
+
+    arcs = [(0, 1, 4), (0, 2, 3), (0, 2, 1), (2, 1, 2), (1, 3, 1), (2, 3, 5), (3, 3, 0), (3, 4, 0), (6, 0, 1)]
+    diamond = from_arcs(7, *zip(*arcs), name="diamond")
+    one = from_arcs(1, [0], [0], [3], name="one-vertex-self-loop")
+    for graph, sources in ((diamond, (0, 6, 5)), (one, (0,))):
+        for source in sources:
+            for d, settled_check in ((0, True), (1, False)):
+                distances, words, ctl, _ = run_host_kernel(host_kernel, graph, source, d, settled_check, 32, tmp_path)
+                model = par_dijkstra_model(graph, source, d, settled_check)
+                assert np.array_equal(distances, model.distances)
+                assert ctl[:, pardijkstra.PD_DONE].tolist() == model.resolves_per_level
+    distances, *_ = run_host_kernel(host_kernel, diamond, 0, 0, True, 32, tmp_path)
+    assert distances.tolist()[:5] == [0, 3, 1, 4, 4]
