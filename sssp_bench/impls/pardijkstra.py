@@ -59,7 +59,7 @@ PD_CTL_STRIDE, PD_DONE = 8, 4
 
 ERRORS = {1: "a level's capacity would overflow", 2: "the last level overflowed",
           3: "the operation cap was reached (no progress)",
-          4: "block 0 waited 20 s for the levels below it (stalled schedule)"}
+          4: "block 0 waited 60 s for the levels below it (stalled schedule)"}
 
 ELEMENT_BYTES = 12  # int64 priority + int32 value
 
