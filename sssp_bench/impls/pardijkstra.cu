@@ -64,8 +64,8 @@
 #define PD_ERR_OVERFLOW 1
 #define PD_ERR_LAST_LEVEL 2
 #define PD_ERR_OPERATIONS 3
-#define PD_ERR_STALLED 4    // block 0 waited PD_STALL_NS for the levels below (a bug guard: never a hang; a legit wait is a
-                            // deeper Resolve, far shorter on any graph this runs on)
+#define PD_ERR_STALLED 4    // block 0 waited PD_STALL_NS on the levels below: a bug guard, never a hang (a legit
+                            // wait is one deeper Resolve, far shorter on any graph this runs on)
 #define PD_STALL_NS 60000000000ULL
 
 typedef long long prio_t;
