@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Run configs on the device machine, each under a time limit, and bring their run folders back under $OUT:
+#   experiments/harness/device_runs.sh SECONDS CONFIG [SECONDS CONFIG ...]
+# Each config runs to its own run folder (named after the config), gets its report even when the limit cut it off
+# (the report then says the run is still running and counts only what it recorded), and is packed into
+# $OUT/<name>.tgz (the device tool brings back few files: one archive per run). A last table lists each run's
+# verified solves and claims. Datasets of real graphs: fetch them first (see each config's header).
+set -uo pipefail
+export PYTHONUNBUFFERED=1
+cd "$(dirname "$0")/../.." || exit 1
+out=${OUT:-/tmp/out}
+runs=/tmp/device-runs
+mkdir -p "$out" "$runs"
+python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || { echo "install failed"; exit 1; }
+while [ $# -ge 2 ]; do
+  limit=$1 config=$2; shift 2
+  name=$(basename "$config" .yaml)
+  started=$(date +%s)
+  timeout "$limit" sssp-bench run "$config" --output "$runs" --run-id "$name" --no-progress > "$runs/$name.log" 2>&1
+  status=$?
+  sssp-bench report "$runs/$name" > "$runs/$name/report.log" 2>&1
+  mv "$runs/$name.log" "$runs/$name/run.log"
+  tar czf "$out/$name.tgz" -C "$runs" "$name"
+  echo "$name: exit $status after $(( $(date +%s) - started )) s; $(grep -c '"phase": "solve"' "$runs/$name/rows.jsonl") solves; $(grep -E '^Claims met' "$runs/$name/report.md" || echo 'no claims')"
+done
