@@ -46,6 +46,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 
 from ..graph.csr import CSRGraph
@@ -318,14 +319,25 @@ class ModelResult:
 
 def sorted_rows(graph: CSRGraph) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """(row_offsets, column_ids, weights, unit_weights) with each row's arcs sorted by column id (stable), so an
-    extracted vertex's updates are already sorted by value (prepare does this once per graph)."""
+    extracted vertex's updates are already sorted by value (prepare does this once per graph). Rows are sorted
+    each on its own, in parallel: one global sort of 200M arcs took 45 s of a device call's prepare."""
     arrays = kernel_arrays(graph)
-    row_offsets = arrays.row_offsets
-    rows = np.repeat(np.arange(arrays.n, dtype=np.int64), np.diff(row_offsets))
-    order = np.lexsort((arrays.column_ids, rows))
-    columns = arrays.column_ids[order]
-    weights = arrays.weights[order] if not arrays.unit_weights else arrays.weights
-    return row_offsets, columns, weights, arrays.unit_weights
+    columns = np.empty_like(arrays.column_ids)
+    weights = np.empty_like(arrays.weights) if not arrays.unit_weights else arrays.weights
+    _sort_each_row(arrays.row_offsets, arrays.column_ids, arrays.weights, columns,
+                   weights if not arrays.unit_weights else columns, not arrays.unit_weights)
+    return arrays.row_offsets, columns, weights, arrays.unit_weights
+
+
+@numba.njit(parallel=True, cache=True)
+def _sort_each_row(row_offsets, columns, weights, out_columns, out_weights, with_weights):
+    for row in numba.prange(row_offsets.size - 1):
+        start, end = row_offsets[row], row_offsets[row + 1]
+        order = np.argsort(columns[start:end], kind="mergesort")  # stable: parallel arcs keep their order
+        for k in range(end - start):
+            out_columns[start + k] = columns[start + order[k]]
+            if with_weights:
+                out_weights[start + k] = weights[start + order[k]]
 
 
 def default_d(graph: CSRGraph) -> int:
