@@ -198,7 +198,9 @@ def plot_power(graph: str, traces: dict[str, pd.DataFrame], png_path: Path, svg_
 
 
 def _compact(value: float) -> str:
-    """A tick label: 500, 8K, 1.5M, 2G."""
+    """A tick label: 500, 8K, 1.5M, 2G; an integer under 10,000 whole (1024, not 1.02K: sweeps go in powers of 2)."""
+    if float(value).is_integer() and abs(value) < 1e4:
+        return f"{int(value)}"
     for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "K")):
         if abs(value) >= scale:
             return f"{value / scale:.3g}{suffix}"
