@@ -10,6 +10,7 @@ import pytest
 from sssp_bench.errors import ConfigError
 from sssp_bench.report import build_report, write_report
 from sssp_bench.results.figures import x_value
+from sssp_bench.run.config import select_graphs
 from sssp_bench.run.runner import start_run
 
 from runs import make_config
@@ -60,6 +61,21 @@ def test_the_report_draws_each_figure_and_tabulates_its_points(size_run):
     assert "| series | size-500 (500) | size-2K (2000) | size-8K (8000) |" in report
     assert "| cpu-bf-queue (paper) | 0.5 | - | 0.8 |" in report
     assert "| published-only (paper) | 1.00 | 2.00 | 4.00 |" in report
+
+
+def test_a_config_split_over_two_runs_draws_each_figure_once(tmp_path):
+    # a long config run a few graphs per device call (`run --graph`), then reported together
+    first = start_run(select_graphs(make_config(tmp_path / "a", SIZE_SCALING), ["size-500", "size-2K"]),
+                      run_id="first", show_progress=False).run_dir
+    second = start_run(select_graphs(make_config(tmp_path / "b", SIZE_SCALING), ["size-8K"]),
+                       run_id="second", show_progress=False).run_dir
+    size, degree = build_report([first, second]).figures
+    measured = size.points[~size.points["published"]]
+    assert sorted(measured.loc[measured["series"] == "cpu-bf-queue", "x"]) == [500.0, 2000.0, 8000.0]
+    assert sorted(size.points.loc[size.points["series"] == "published-only", "x"]) == [500.0, 2000.0, 8000.0]
+    assert size.columns == ["size-500", "size-2K", "size-8K"] and sorted(degree.points["x"]) == [5000.0, 80000.0]
+    written = write_report([first, second], out_dir=tmp_path / "both")
+    assert "figure-size" in written and "figure-first-size" not in written
 
 
 def test_x_is_read_from_the_graphs_record():

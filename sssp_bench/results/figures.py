@@ -64,14 +64,40 @@ def x_value(record: dict[str, Any], x: str) -> float | None:
 
 
 def figures(runs: Sequence[Run], summary: pd.DataFrame) -> list[Figure]:
-    """Every figure of every run's config, in the runs' and the configs' order."""
-    found = []
+    """Every figure of every run's config, in the runs' and the configs' order. Runs of one config split over
+    several calls (`run --graph`, then `report RUN1 RUN2`) draw each figure once, with every run's points: a
+    graph measured in more than one of them keeps the first run's."""
+    found: dict[tuple[str, str], Figure] = {}
     for manifest, rows in runs:
         run_id = str(manifest["run_id"])
+        config = manifest.get("config") or {}
         mine = summary[summary["run_id"] == run_id]
-        for figure in (manifest.get("config") or {}).get("figures") or []:
-            found.append(_figure(run_id, manifest, rows, mine, figure))
-    return found
+        for spec in config.get("figures") or []:
+            figure = _figure(run_id, manifest, rows, mine, spec)
+            key = (str(config.get("name", run_id)), figure.name)
+            if key in found and _joinable(found[key], figure):
+                found[key] = _joined(found[key], figure)
+            else:  # a first, or the config's figure changed between the runs: drawn apart
+                found[key if key not in found else (run_id, figure.name)] = figure
+    return list(found.values())
+
+
+def _joinable(first: Figure, later: Figure) -> bool:
+    return (first.x_label, first.y, first.columns == first.graphs) == (later.x_label, later.y,
+                                                                       later.columns == later.graphs)
+
+
+def _joined(first: Figure, later: Figure) -> Figure:
+    """One figure from the same config's figure in two runs: the first's points, then the later run's at graphs
+    (or sweep points) the first has none of for that series."""
+    taken = set(zip(first.points["series"], first.points["published"], first.points["column"]))
+    extra = later.points[[key not in taken for key in zip(later.points["series"], later.points["published"],
+                                                           later.points["column"])]]
+    points = pd.concat([first.points, extra], ignore_index=True) if len(extra) else first.points
+    graphs = list(dict.fromkeys(first.graphs + later.graphs))
+    swept = first.columns != first.graphs
+    columns = list(dict.fromkeys(points.sort_values("x", kind="stable")["column"])) if swept else graphs
+    return Figure(first.run_id, first.name, first.title, first.y, first.x_label, first.y_label, graphs, points, columns)
 
 
 def _figure(run_id: str, manifest: dict[str, Any], rows: pd.DataFrame, summary: pd.DataFrame,
