@@ -66,7 +66,7 @@ def test_every_barrier_mode_gives_the_same_distances(spec):
     sources = some_sources(graph, 3)
     for mode in BARRIER_MODES:
         implementation = DeltaStepping(delta=1 if spec.startswith("chain") else 0)
-        implementation.barrier_modes = (mode,)
+        implementation.cooperative_modes = (mode,)
         results = solve_each(implementation, graph, sources)
         assert_matches_reference(f"delta-stepping barrier={mode[0]}", graph, results)
         assert all(counters["barrier"] == mode[0] for _, _, counters, _ in results)

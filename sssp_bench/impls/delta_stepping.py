@@ -40,12 +40,11 @@ relax attempts (arcs examined) and relaxations (improvements), in total and per 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError, UnsupportedGraphError
+from ..errors import ConfigError
 from ..gpu import runtime
 from ..graph.csr import CSRGraph
 from ..kernels.arrays import check_source, kernel_arrays
@@ -91,7 +90,7 @@ class DeltaStepping(GpuSsspBase):
                                   "is relaxed by a whole warp, the others by one thread each"),
     }
     cu_file = "delta_stepping.cu"
-    barrier_modes = BARRIER_MODES  # how the module's grid barrier is built, best first
+    cooperative_modes = BARRIER_MODES  # how the module's grid barrier is built, best first
     status_words = DS_WORDS
     # distances 8, light ends 8, two queues 4 + 4, two piles 4 + 4, settled list 4, three tags 4 + 4 + 4
     per_vertex_bytes = 48
@@ -110,16 +109,6 @@ class DeltaStepping(GpuSsspBase):
         self.per_arc_bytes = 8 if heavy else 0  # the light-first copy of the column ids and weights
         super().prepare(graph)
 
-    def upload(self, graph: CSRGraph) -> None:
-        """GpuImplementation.upload, with the module compiled for a cooperative launch."""
-        if graph.n < 1:
-            raise UnsupportedGraphError(f"{self.name}: the graph has no vertices")
-        self.cp = runtime.cupy_module()
-        self.module, self.barrier = runtime.load_cooperative_module(Path(__file__).with_name(self.cu_file),
-                                                            modes=self.barrier_modes)
-        self.dgraph = runtime.device_graph(graph, self.per_vertex_bytes, self.per_arc_bytes, who=self.name)
-        self.words = self.cp.zeros(self.status_words, dtype=np.uint64)
-        self.readback = runtime.HostReadback(self.words)
 
     def prepare_device(self) -> None:
         cp, graph, dgraph = self.cp, self.graph, self.dgraph
@@ -168,7 +157,7 @@ class DeltaStepping(GpuSsspBase):
         counters: dict[str, Any] = {
             "iterations": light + heavy, "light_phases": light, "heavy_steps": heavy,
             "splits": int(words[DS_SPLITS]), "buckets": int(words[DS_BUCKETS]), "delta": self.delta,
-            "heavy_degree": self.params["heavy_degree"], "barrier": self.barrier,
+            "heavy_degree": self.params["heavy_degree"], "barrier": self.launch_mode,
         }
         if self.counting():
             per_step = self.step_counts[: 2 * (light + heavy)].get().reshape(-1, 2).astype(np.int64)

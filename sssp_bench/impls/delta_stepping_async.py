@@ -52,18 +52,17 @@ count_relaxations, relax attempts and relaxations (one entry per iteration).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError, UnsupportedGraphError
+from ..errors import ConfigError
 from ..gpu import runtime
 from ..graph.csr import CSRGraph
 from ..kernels.arrays import check_source
 from ..kernels.delta_stepping import HEAVY_DEGREE, check_delta, default_delta, max_weight
 from .base import Parameter, SolveResult
-from .gpu_common import COUNT_RELAXATIONS, W_ATTEMPTS, W_RELAXATIONS, GpuSsspBase, packing_bounds
+from .gpu_common import COOPERATIVE_OR_PLAIN, COUNT_RELAXATIONS, W_ATTEMPTS, W_RELAXATIONS, GpuSsspBase, packing_bounds
 
 AS_BLOCK = 256
 AS_SLOTS = 64
@@ -79,9 +78,6 @@ LABEL_LIMIT = 2**31 - 1
 """Bucket labels are stored in 31 bits of a ring entry."""
 CELL_MARGIN = 1024
 TIMEOUT_S = 20.0
-LAUNCH_MODES = (("cooperative", (), True), ("plain", (), False))
-"""A cooperative launch guarantees every warp is resident (a warp may wait for another's entry); where CuPy cannot
-launch cooperatively here, a plain launch of one resident wave (counter `launch`)."""
 ABORT_REASONS = {1: "a ring slot would have overflowed", 2: "a warp waited for work or an entry past the timeout"}
 
 
@@ -97,6 +93,7 @@ def effective_delta(graph: CSRGraph, requested: int, lookahead: int) -> int:
 
 class DeltaSteppingAsync(GpuSsspBase):
     name = "delta-stepping-async"
+    cooperative_modes = COOPERATIVE_OR_PLAIN  # a warp or block may wait on another's work
     description = (
         "Asynchronous work-efficient delta-stepping in the spirit of Wang, Fussell & Lin's ADDS (CuPy/CUDA): one "
         "persistent cooperative kernel, warps pulling up to 32 vertices from the lowest non-empty bucket of a "
@@ -145,16 +142,6 @@ class DeltaSteppingAsync(GpuSsspBase):
             self.per_vertex_bytes = type(self).per_vertex_bytes + -(-fixed // graph.n)
         super().prepare(graph)
 
-    def upload(self, graph: CSRGraph) -> None:
-        """GpuImplementation.upload, with the module compiled for a cooperative launch."""
-        if graph.n < 1:
-            raise UnsupportedGraphError(f"{self.name}: the graph has no vertices")
-        self.cp = runtime.cupy_module()
-        self.module, self.launch_mode = runtime.load_cooperative_module(Path(__file__).with_name(self.cu_file),
-                                                                modes=LAUNCH_MODES)
-        self.dgraph = runtime.device_graph(graph, self.per_vertex_bytes, self.per_arc_bytes, who=self.name)
-        self.words = self.cp.zeros(self.status_words, dtype=np.uint64)
-        self.readback = runtime.HostReadback(self.words)
 
     def prepare_device(self) -> None:
         cp, n = self.cp, self.graph.n

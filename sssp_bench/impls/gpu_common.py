@@ -31,6 +31,11 @@ W_CHANGED0, W_CHANGED1, W_FLOOR, W_ATTEMPTS, W_RELAXATIONS, W_QUEUE = range(6)
 
 BLOCK = 256
 
+COOPERATIVE_OR_PLAIN = (("cooperative", (), True), ("plain", (), False))
+"""`cooperative_modes` of a persistent kernel whose blocks wait on each other: a cooperative launch guarantees every
+block is resident; where CuPy cannot launch cooperatively here, a plain launch, the grid sized to one resident wave
+(the implementation checks it; its counter `launch` says which)."""
+
 COUNT_RELAXATIONS = Parameter(
     bool, False,
     "count relax attempts and relaxations (distance improvements), in total and per iteration; off when timing",
@@ -78,6 +83,9 @@ class GpuImplementation(Implementation):
     per_arc_bytes: ClassVar[int] = 0     # device bytes per arc beyond the CSR
     status_words: ClassVar[int] = N_WORDS
     result_name: ClassVar[str]           # the attribute holding the result array (released in teardown)
+    # A persistent kernel's ways to compile and launch its module, best first (runtime.load_cooperative_module:
+    # every block resident, so blocks may wait on each other); None: a plain module (runtime.load_module).
+    cooperative_modes: ClassVar[tuple[tuple[str, tuple[str, ...], bool], ...] | None] = None
 
     @classmethod
     def available(cls) -> tuple[bool, str]:
@@ -88,7 +96,11 @@ class GpuImplementation(Implementation):
         if graph.n < 1:
             raise UnsupportedGraphError(f"{self.name}: the graph has no vertices")
         self.cp = runtime.cupy_module()
-        self.module = runtime.load_module(Path(__file__).with_name(self.cu_file), self.name_expressions)
+        cu_path = Path(__file__).with_name(self.cu_file)
+        if self.cooperative_modes is None:
+            self.module, self.launch_mode = runtime.load_module(cu_path, self.name_expressions), "plain"
+        else:  # launch_mode: the name of the mode that compiled here
+            self.module, self.launch_mode = runtime.load_cooperative_module(cu_path, modes=self.cooperative_modes)
         self.dgraph = runtime.device_graph(graph, self.per_vertex_bytes, self.per_arc_bytes, who=self.name)
         self.words = self.cp.zeros(self.status_words, dtype=np.uint64)
         self.readback = runtime.HostReadback(self.words)

@@ -39,7 +39,6 @@ total and per extraction.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -50,7 +49,7 @@ from ..graph.csr import CSRGraph
 from ..kernels.arrays import check_source
 from ..kernels.bucket_heap import default_d, level_count, sorted_rows
 from .base import Parameter, SolveResult
-from .gpu_common import COUNT_RELAXATIONS, GpuSsspBase
+from .gpu_common import COOPERATIVE_OR_PLAIN, COUNT_RELAXATIONS, GpuSsspBase
 
 PD_FINISHED, PD_ERROR, PD_ITERATIONS, PD_STALE, PD_BULK, PD_EMPTY_OPS, PD_RESOLVE0_NS, PD_RESOLVE0_COUNT = range(8, 16)
 PD_WORDS = 16
@@ -63,9 +62,6 @@ ERRORS = {1: "a level's capacity would overflow", 2: "the last level overflowed"
 
 ELEMENT_BYTES = 12  # int64 priority + int32 value
 
-LAUNCH_MODES = (("cooperative", (), True), ("plain", (), False))
-"""Every block waits on others, so all must be resident: a cooperative launch guarantees it; where CuPy cannot launch
-cooperatively, a plain launch of the (tiny) grid after checking that one wave holds it (counter `launch`)."""
 
 
 def heap_elements(n: int, d: int) -> tuple[int, int]:
@@ -83,6 +79,7 @@ def operation_cap(n: int, m: int, levels: int) -> int:
 
 class ParDijkstra(GpuSsspBase):
     name = "pardijkstra"
+    cooperative_modes = COOPERATIVE_OR_PLAIN  # a warp or block may wait on another's work
     description = (
         "parDijkstra on the parallel bucket heap (parBucketHeap, CUDA/CuPy): one persistent kernel, one block per "
         "heap level; block 0 extracts the minimum and bulk-updates the settled vertex's out-arcs, block i resolves "
@@ -130,16 +127,6 @@ class ParDijkstra(GpuSsspBase):
         finally:
             self._sorted_columns = self._sorted_weights = None
 
-    def upload(self, graph: CSRGraph) -> None:
-        """GpuImplementation.upload, with the module compiled for a cooperative launch."""
-        if graph.n < 1:
-            raise UnsupportedGraphError(f"{self.name}: the graph has no vertices")
-        self.cp = runtime.cupy_module()
-        self.module, self.launch_mode = runtime.load_cooperative_module(Path(__file__).with_name(self.cu_file),
-                                                                        modes=LAUNCH_MODES)
-        self.dgraph = runtime.device_graph(graph, self.per_vertex_bytes, self.per_arc_bytes, who=self.name)
-        self.words = self.cp.zeros(self.status_words, dtype=np.uint64)
-        self.readback = runtime.HostReadback(self.words)
 
     def prepare_device(self) -> None:
         cp, dgraph, n = self.cp, self.dgraph, self.graph.n
