@@ -88,6 +88,39 @@ def test_kernel_names_are_templates_of_the_cu_file():
     assert "#define FW_SIDE 16" in source and f"#define FW_CYCLE_VERTEX {module.FW_CYCLE_VERTEX}" in source
 
 
+def test_optimistic_int32_is_exact_without_saturation_and_says_when_it_saturates():
+    ceil = fw.LIMITS[32].ceil
+    # a heavy arc no shortest path uses: the path bound does not fit int32, the distances do
+    bypassed = from_arcs(3, [0, 1, 0], [1, 2, 2], [1, 1, 2**31 - 1], name="bypassed")
+    low, high = packing_bounds(bypassed)
+    assert not fw.int32_fits(low, high) and fw.optimistic_int32(0, low, high)
+    distances, matrix = fw.model_all_pairs(bypassed, 16, 32)
+    assert not fw.saturated(matrix, 3, 16, fw.LIMITS[32])
+    assert np.array_equal(distances, fw.reference_all_pairs(bypassed))
+    # a distance of 2^30 + 90 cannot be held: the entry ends at exactly CEIL, and the check says so
+    long_way = from_arcs(3, [0, 1], [1, 2], [2**30 - 10, 100], name="long-way")
+    _, matrix = fw.model_all_pairs(long_way, 16, 32)
+    assert matrix[0, 2] == ceil and fw.saturated(matrix, 3, 16, fw.LIMITS[32])
+    assert fw.model_all_pairs(long_way, 16, 64)[0][0, 2] == 2**30 + 90
+    # only the automatic width is optimistic, and never with a negative weight
+    assert not fw.optimistic_int32(64, low, high) and not fw.optimistic_int32(0, -1, high)
+    assert not fw.optimistic_int32(0, *packing_bounds(generate("complete:n=200,seed=1")))  # fits: plain int32
+
+
+@pytest.mark.parametrize("spec", ["complete:n=100,seed=2", "random:n=150,m=3000,seed=3", "grid:rows=9,cols=11,seed=4"])
+def test_optimistic_int32_on_graphs_with_heavy_unused_weights(spec):
+    # the generator's weights, each raised by 2^24: bounds far beyond int32, distances (at most ~200 arcs) within
+    graph = generate(spec)
+    heavy = graph.with_weights(np.asarray(graph.weights, dtype=np.int64).astype(np.int32) + np.int32(2**24))
+    assert fw.optimistic_int32(0, *packing_bounds(heavy))
+    reference = fw.reference_all_pairs(heavy)
+    distances, matrix = fw.model_all_pairs(heavy, 32, 32)
+    held = matrix[:heavy.n, :heavy.n] != fw.LIMITS[32].ceil  # every entry below CEIL is exact, saturated or not
+    assert np.array_equal(distances[held], reference[held])
+    assert (reference[~held] >= fw.LIMITS[32].ceil).all()
+    assert fw.saturated(matrix, heavy.n, matrix.shape[0], fw.LIMITS[32]) == (not held.all())
+
+
 @pytest.mark.parametrize("spec", SMALL)
 @pytest.mark.parametrize("weights", [None, NEGATIVE])
 def test_the_blocked_model_matches_scipy(spec, weights):

@@ -64,6 +64,32 @@ def test_the_matrix_matches_scipy_and_the_model(spec, tile, bits):
     assert counters["block_rounds"] == counters["iterations"] == fw.padded(graph.n, tile) // tile
 
 
+@pytest.mark.parametrize("spec", ["random:n=150,m=3000,seed=3", "grid:rows=9,cols=11,seed=4", "complete:n=100,seed=2"])
+def test_optimistic_int32_where_the_bounds_do_not_fit(spec):
+    # weights raised by 2^24: the path bound is beyond int32, the distances are not; exact in int32, no widening
+    graph = generate(spec)
+    heavy = graph.with_weights(np.asarray(graph.weights).astype(np.int32) + np.int32(2**24))
+    distances, raw, result = gpu_all_pairs(heavy)
+    assert np.array_equal(distances, fw.reference_all_pairs(heavy))
+    assert np.array_equal(raw, model_raw(heavy, 32, 32))
+    assert (result.counters["distance_bits"], result.counters["widened"]) == (32, False)
+
+
+def test_a_saturated_int32_solve_is_done_again_in_int64_and_so_are_later_ones():
+    long_way = from_arcs(3, [0, 1], [1, 2], [2**30 - 10, 100], name="long-way")
+    implementation = impls.get(NAME)()
+    implementation.prepare(long_way)
+    try:
+        first = implementation.solve(0)
+        assert (first.counters["distance_bits"], first.counters["widened"]) == (64, True)
+        assert first.distances.get().tolist() == [0, 2**30 - 10, 2**30 + 90]
+        second = implementation.solve(1)
+        assert (second.counters["distance_bits"], second.counters["widened"]) == (64, False)
+        assert second.distances.get().tolist()[1:] == [0, 100]
+    finally:
+        implementation.teardown()
+
+
 @pytest.mark.parametrize("spec", ["rmat:n=300,m=2400,seed=11", "grid:rows=15,cols=15,seed=12",
                                   "complete:n=150,seed=13"])
 @pytest.mark.parametrize("tile", fw.TILES)

@@ -18,6 +18,10 @@ What the paper leaves open, decided here:
 - Distances: int32 where the graph's simple-path bounds (gpu_common.packing_bounds) lie inside (-2^30, 2^30 - 1],
   else int64 (`distance_bits` 0), or as asked (32 refused where it does not fit). Candidates are saturated to
   [floor, ceil] of the width; kernels/floyd_warshall.py proves the source's row exact and no sum overflowing.
+  Where the bounds do not fit but no weight is negative, a solve runs in int32 anyway and checks the whole matrix
+  for a saturated entry (exact without one, the same module's argument); with one it is done again in int64, inside
+  the same timed solve (counter `widened`), and every later solve of the graph starts in int64 (a decision about
+  the graph, not a result carried over). The memory check counts the int64 matrix, freed int32 matrix first.
 - Negative weights are solved. A negative cycle is reported (NegativeCycleError) only when reachable from the
   source: exactly when some v has d[s][v] finite and d[v][v] < 0 (the same module's argument); elsewhere it leaves
   the source's row exact, so other sources still solve.
@@ -28,7 +32,8 @@ What the paper leaves open, decided here:
 
 Parameters: `tile` (16, 32 or 64; blocks are 16 x 16 threads, each owning (tile / 16)^2 entries), `distance_bits`
 (0 auto, 32, 64), `max_vertices` (0: no cap), `count_relaxations`.
-Counters: `pairs` (n^2), `tile`, `block_rounds` (n_pad / tile), `distance_bits`, `iterations` (= block_rounds);
+Counters: `pairs` (n^2), `tile`, `block_rounds` (n_pad / tile), `distance_bits` (the width the row came from),
+`widened` (this solve found int32 saturated and was done again in int64), `iterations` (= block_rounds);
 with count_relaxations, relax attempts (the matrix's arc loads and every candidate with both operands finite) and
 relaxations (those that lowered an entry), per block round (the arc loads in the first).
 """
@@ -43,7 +48,7 @@ from ..errors import NegativeCycleError, UnsupportedGraphError
 from ..gpu import runtime
 from ..graph.csr import CSRGraph
 from ..kernels.arrays import check_source
-from ..kernels.floyd_warshall import LIMITS, TILES, choose_bits, matrix_bytes, padded
+from ..kernels.floyd_warshall import LIMITS, TILES, choose_bits, matrix_bytes, optimistic_int32, padded, saturated
 from .base import Parameter, SolveResult
 from .gpu_common import BLOCK, COUNT_RELAXATIONS, W_FLOOR, CumulativeCounts, GpuSsspBase, packing_bounds
 
@@ -111,34 +116,55 @@ class FloydWarshall(GpuSsspBase):
                 f"n x n matrix and n^3 work per solve); raise max_vertices to try"
             )
         low, high = packing_bounds(graph)
+        requested = self.params["distance_bits"]
+        self.optimistic = optimistic_int32(requested, low, high)
         try:
-            self.bits = choose_bits(self.params["distance_bits"], low, high)
+            self.bits = 32 if self.optimistic else choose_bits(requested, low, high)
         except ValueError as error:
             raise UnsupportedGraphError(f"{self.name}: {error}") from None
         self.tile = int(self.params["tile"])
         self.n_pad = padded(graph.n, self.tile)
         self.limits = LIMITS[self.bits]
         self.cp = runtime.cupy_module()
-        needed = device_bytes(graph, self.tile, self.bits) + runtime.MEMORY_HEADROOM_BYTES
+        widest = 64 if self.optimistic else self.bits  # a saturated solve is done again in int64
+        needed = device_bytes(graph, self.tile, widest) + runtime.MEMORY_HEADROOM_BYTES
         free, total = runtime.free_device_bytes()
         if needed > free:
             raise runtime.DeviceMemoryError(
                 self.name, needed, free, total,
-                f"n={graph.n}: a {self.n_pad} x {self.n_pad} int{self.bits} matrix of "
-                f"{matrix_bytes(graph.n, self.tile, self.bits)} bytes, plus the CSR and {runtime.MEMORY_HEADROOM_BYTES}"
+                f"n={graph.n}: a {self.n_pad} x {self.n_pad} int{widest} matrix of "
+                f"{matrix_bytes(graph.n, self.tile, widest)} bytes, plus the CSR and {runtime.MEMORY_HEADROOM_BYTES}"
                 f" bytes headroom",
             )
-        self.names = kernel_names(self.tile, self.bits, self.counting())
-        self.name_expressions = tuple(self.names.values())
+        widths = (32, 64) if self.optimistic else (self.bits,)
+        self.names = {bits: kernel_names(self.tile, bits, self.counting()) for bits in widths}
+        self.name_expressions = tuple(name for names in self.names.values() for name in names.values())
         self.upload(graph)
-        self.kernels = {key: self.module.function(name) for key, name in self.names.items()}
+        self.kernels = {key: self.module.function(name) for key, name in self.names[self.bits].items()}
         self.dist = self.cp.empty(graph.n, dtype=np.int64)
         self.matrix = self.cp.empty(self.n_pad * self.n_pad, dtype=self.limits.dtype)
         self.solved = False
         self.synchronize()
 
+    def widen(self) -> None:
+        """From optimistic int32 to int64 for this solve and every later one of this graph (the int32 matrix is
+        freed first, so the two never coexist)."""
+        self.optimistic, self.bits, self.limits = False, 64, LIMITS[64]
+        self.kernels = {key: self.module.function(name) for key, name in self.names[64].items()}
+        self.matrix = None
+        self.matrix = self.cp.empty(self.n_pad * self.n_pad, dtype=self.limits.dtype)
+
     def solve(self, source: int) -> SolveResult:
         source = check_source(self.graph, source)
+        counts = self.all_pairs_rounds()
+        widened = self.optimistic and saturated(self.matrix, self.graph.n, self.n_pad, self.limits)
+        if widened:
+            self.widen()
+            counts = self.all_pairs_rounds()
+        return self.source_row(source, counts, widened)
+
+    def all_pairs_rounds(self) -> CumulativeCounts | None:
+        """The matrix built from the CSR and closed by every block round, at the current width."""
         graph, dgraph, kernels = self.graph, self.dgraph, self.kernels
         n_pad, tiles = np.int64(self.n_pad), self.n_pad // self.tile
         runtime.launch(kernels["fill"], runtime.blocks_for(self.n_pad * self.n_pad, BLOCK, cap=65536), BLOCK,
@@ -158,6 +184,10 @@ class FloydWarshall(GpuSsspBase):
                 runtime.launch(kernels["rest"], (tiles, tiles), block, args)
             if counts is not None:
                 counts.add(self.readback.read())
+        return counts
+
+    def source_row(self, source: int, counts: CumulativeCounts | None, widened: bool) -> SolveResult:
+        graph, kernels, tiles, n_pad = self.graph, self.kernels, self.n_pad // self.tile, np.int64(self.n_pad)
         runtime.launch(kernels["row"], runtime.blocks_for(graph.n, BLOCK, cap=4096), BLOCK,
                        (self.matrix, np.int64(graph.n), n_pad, np.int64(source), self.dist, self.words))
         self.solved = True
@@ -169,7 +199,7 @@ class FloydWarshall(GpuSsspBase):
                 f"negative closed walk)", vertex=vertex)
         counters: dict[str, Any] = {
             "iterations": tiles, "pairs": graph.n * graph.n, "tile": self.tile, "block_rounds": tiles,
-            "distance_bits": self.bits,
+            "distance_bits": self.bits, "widened": bool(widened),
         }
         if counts is not None:
             counters.update(

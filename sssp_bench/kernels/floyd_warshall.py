@@ -23,6 +23,14 @@ Saturation (both widths): every candidate d[i][k] + d[k][j] with both operands f
 int64: FLOOR = -2^62, CEIL = 2^62 - 1, INF = INT64_MAX (any graph with n < 2^31).
 int32: FLOOR = -2^30, CEIL = 2^30 - 1, INF = INT32_MAX, allowed when FLOOR < low and high <= CEIL: sums of two
 clamped entries lie in [-2^31, 2^31 - 2].
+
+Optimistic int32 (`optimistic_int32`): the simple-path bound `high` is often far above every distance (a complete
+graph whose skip arcs cost more than the chain they bypass: bound ~ n^2 x weight, distances ~ n x weight). Without
+negative weights int32 is still exact wherever the distance is below CEIL: the shortest path to such an entry has
+every subpath shorter than CEIL, so no sum along it is clamped, and every other candidate is a walk at least as long
+(or CEIL, above the distance); an entry whose distance is CEIL or more ends at exactly CEIL. So a solve runs in
+int32 and checks the matrix for CEIL (`saturated`): none, and every entry is exact; any, and the solve is done again
+in int64 (and so is every later solve of that graph).
 """
 
 from __future__ import annotations
@@ -70,6 +78,17 @@ def choose_bits(requested: int, low: int, high: int) -> int:
     if requested not in LIMITS:
         raise ValueError(f"distance bits must be 0, 32 or 64, got {requested}")
     return requested
+
+
+def optimistic_int32(requested: int, low: int, high: int) -> bool:
+    """Whether to solve in int32 and check for saturation (the module docstring): asked for the automatic width
+    (0), the bounds do not fit int32, and no weight is negative."""
+    return requested == 0 and not int32_fits(low, high) and low >= 0
+
+
+def saturated(matrix, n: int, n_pad: int, limits: Limits) -> bool:
+    """Whether any of the n x n entries of an n_pad x n_pad matrix (numpy or CuPy, flat or square) reached CEIL."""
+    return bool((matrix.reshape(n_pad, n_pad)[:n, :n] == limits.ceil).any())
 
 
 def padded(n: int, tile: int) -> int:
