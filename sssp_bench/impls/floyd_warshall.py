@@ -152,6 +152,7 @@ class FloydWarshall(GpuSsspBase):
         self.optimistic, self.bits, self.limits = False, 64, LIMITS[64]
         self.kernels = {key: self.module.function(name) for key, name in self.names[64].items()}
         self.matrix = None
+        self.cp.get_default_memory_pool().free_all_blocks()  # the pool would keep the int32 block beside the new one
         self.matrix = self.cp.empty(self.n_pad * self.n_pad, dtype=self.limits.dtype)
 
     def solve(self, source: int) -> SolveResult:
