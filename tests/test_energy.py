@@ -242,6 +242,9 @@ def test_energy_rows_and_traces_as_the_runner_writes_them_make_the_reports_energ
     report = build_report(outcome.run_dir)
     assert list(report.energy["variant"]) == ["cpu-dijkstra", "spfa"]
     assert min(report.energy["relative"]) == pytest.approx(1.0)
+    # and each variant's row of the results table (report.csv) carries its joules per solve
+    per_variant = dict(zip(report.summary["variant"], report.summary["energy_j"]))
+    assert per_variant == pytest.approx(dict(zip(report.energy["variant"], report.energy["energy_j"])))
     written = write_report(report)
     text = written["markdown"].read_text()
     assert "## Energy" in text and "| variant | J per solve |" in text

@@ -28,7 +28,7 @@ SUMMARY_COLUMNS = [
     "failures", "time_median_ms", "time_min_ms", "time_q25_ms", "time_q75_ms", "time_iqr_ms",
     "end_to_end_median_ms", "mteps_median", "reached_arcs_median", "efficiency", "floor_median_ms", "speedup",
     "baseline", "baseline_run_id",
-    "speedup_note", "prepare_ms", "prepare_status", "target_mteps", "target_met",
+    "speedup_note", "prepare_ms", "prepare_status", "target_mteps", "target_met", "energy_j",
 ] + [f"n_{outcome}" for outcome in FAILURE_OUTCOMES]
 
 
@@ -153,6 +153,7 @@ def _summarize_group(run_id: str, graph: str, label: str, group: pd.DataFrame) -
         "speedup_note": "",
         "prepare_ms": float(np.median(prepare_times_ms)) if prepare_times_ms.size else math.nan,
         "prepare_status": prepare_statuses[0] if prepare_statuses else ("ok" if len(prepares) else ""),
+        "energy_j": _energy_per_solve(group),
     }
     for outcome in FAILURE_OUTCOMES:
         record[f"n_{outcome}"] = int(outcome_counts.get(outcome, 0))
@@ -268,6 +269,14 @@ def _first(values: Iterable[Any]) -> Any:
         if value is not None and not (isinstance(value, float) and math.isnan(value)):
             return value
     return None
+
+
+def _energy_per_solve(group: pd.DataFrame) -> float:
+    """Joules per solve from the variant's energy phase on the graph (config `energy`; results/energy.py has the
+    power, idle power and window beside it); NaN where none was measured."""
+    if "energy_j" not in group:
+        return math.nan
+    return _median(group.loc[(group["phase"] == "energy") & (group["status"] == "ok"), "energy_j"])
 
 
 def _median(values: pd.Series) -> float:
