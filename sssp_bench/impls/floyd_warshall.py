@@ -97,14 +97,11 @@ class FloydWarshall(GpuSsspBase):
     }
     cu_file = "floyd_warshall.cu"
     per_vertex_bytes = 8
+    integer_distances_why = "the matrix holds integer distances"
 
     def prepare(self, graph: CSRGraph) -> None:
         self.graph = graph
-        if graph.weights is not None and graph.weights.dtype.kind == "f":
-            raise UnsupportedGraphError(
-                f"{self.name}: float32 weights are not supported yet (the matrix holds integer distances); use an "
-                f"int32-weighted graph (e.g. weights: uniform)"
-            )
+        self.refuse_float_weights(graph)
         cap = self.params["max_vertices"]
         if cap < 0:
             from ..errors import ConfigError

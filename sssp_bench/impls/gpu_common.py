@@ -130,21 +130,27 @@ class GpuSsspBase(GpuImplementation):
     parameters: ClassVar[dict[str, Parameter]] = {"count_relaxations": COUNT_RELAXATIONS}
     per_vertex_bytes: ClassVar[int] = 8  # device bytes per vertex beyond the CSR (the int64 distances)
     result_name = "dist"
+    # why float32 weights are refused, in the refusal's words
+    integer_distances_why: ClassVar[str] = "the device distances are int64 and relaxed with 64-bit integer atomicMin"
 
     # -- prepare ---------------------------------------------------------------------------------------------
 
     def prepare(self, graph: CSRGraph) -> None:
         self.graph = graph
-        if graph.weights is not None and graph.weights.dtype.kind == "f":
-            raise UnsupportedGraphError(
-                f"{self.name}: float32 weights are not supported yet (the device distances are int64 and relaxed "
-                f"with 64-bit integer atomicMin); use an int32-weighted graph (e.g. weights: uniform)"
-            )
+        self.refuse_float_weights(graph)
         self.upload(graph)
         self.dist = self.cp.empty(graph.n, dtype=np.int64)
         self._init_kernel = self.module.function("sssp_init")
         self.prepare_device()
         self.synchronize()
+
+    def refuse_float_weights(self, graph: CSRGraph) -> None:
+        """UnsupportedGraphError for a graph with float32 weights (the kernels solve integer distances)."""
+        if graph.weights is not None and graph.weights.dtype.kind == "f":
+            raise UnsupportedGraphError(
+                f"{self.name}: float32 weights are not supported yet ({self.integer_distances_why}); use an "
+                f"int32-weighted graph (e.g. weights: uniform)"
+            )
 
     # -- solve helpers ---------------------------------------------------------------------------------------
 

@@ -48,6 +48,11 @@ class Figure:
     points: pd.DataFrame  # POINT_COLUMNS: one row per (series, graph) with a value; published: the paper's numbers
     columns: list[str]    # the table's columns, in x order: the graphs, or a sweep's "KEY=value" points
 
+    @property
+    def swept(self) -> bool:
+        """An x: sweep:KEY figure: its points are a parameter's values, not graphs."""
+        return self.columns != self.graphs
+
 
 def x_value(record: dict[str, Any], x: str) -> float | None:
     """A graph's place on a figure's x axis, from its manifest record; None where the record does not say."""
@@ -83,8 +88,7 @@ def figures(runs: Sequence[Run], summary: pd.DataFrame) -> list[Figure]:
 
 
 def _joinable(first: Figure, later: Figure) -> bool:
-    return (first.x_label, first.y, first.columns == first.graphs) == (later.x_label, later.y,
-                                                                       later.columns == later.graphs)
+    return (first.x_label, first.y, first.swept) == (later.x_label, later.y, later.swept)
 
 
 def _joined(first: Figure, later: Figure) -> Figure:
@@ -95,8 +99,7 @@ def _joined(first: Figure, later: Figure) -> Figure:
                                                            later.points["column"])]]
     points = pd.concat([first.points, extra], ignore_index=True) if len(extra) else first.points
     graphs = list(dict.fromkeys(first.graphs + later.graphs))
-    swept = first.columns != first.graphs
-    columns = list(dict.fromkeys(points.sort_values("x", kind="stable")["column"])) if swept else graphs
+    columns = list(dict.fromkeys(points.sort_values("x", kind="stable")["column"])) if first.swept else graphs
     return Figure(first.run_id, first.name, first.title, first.y, first.x_label, first.y_label, graphs, points, columns)
 
 

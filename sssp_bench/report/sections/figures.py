@@ -23,7 +23,7 @@ def section(report: Report) -> list[str]:
         lines += [f"### {markdown_cell(figure.title)}", "",
                   f"![{markdown_cell(figure.title)}]({report.figure_file(figure)}.svg)", ""]
         places = dict(zip(figure.points["column"], figure.points["x"]))
-        swept = figure.columns != figure.graphs
+        swept = figure.swept
         lines += ["| series | " + " | ".join(
                       markdown_cell(column) if swept else
                       f"{markdown_cell(column)} ({format_number(places[column]) if column in places else '-'})"
