@@ -15,6 +15,8 @@ from sssp_bench.run import roofline
 from sssp_bench.cli import cli
 from sssp_bench.run.config import parse_config
 from sssp_bench.graph.csr import from_arcs
+from sssp_bench.graph.generators import generate
+from sssp_bench.kernels.bfs import bfs_levels
 from sssp_bench.gpu import runtime
 from sssp_bench.report import write_report
 from sssp_bench.report.text import format_table
@@ -56,6 +58,20 @@ def test_hop_depths_by_hand():
         {"source": 5, "hop_depth": 0, "reached_vertices": 1, "reached_arcs": 0},
         {"source": 3, "hop_depth": 0, "reached_vertices": 1, "reached_arcs": 0},
     ]
+
+
+
+def test_hop_depths_of_many_sources_in_parallel_equal_one_bfs_each():
+    graph = generate("rmat:n=2048,m=16384,seed=3")
+    sources = list(range(0, 2048, 37))
+    out_degrees = graph.out_degrees()
+    expected = []
+    for source in sources:
+        levels = bfs_levels(graph, source)
+        expected.append({"source": source, "hop_depth": int(levels.max()),
+                         "reached_vertices": int((levels >= 0).sum()),
+                         "reached_arcs": int(out_degrees[levels >= 0].sum())})
+    assert roofline.hop_depths(graph, sources) == expected
 
 
 # ---------------------------------------------------------------------------------------------- runner

@@ -88,21 +88,14 @@ def median_floor(per_source: Sequence[dict[str, Any]]) -> float | None:
 
 
 def hop_depths(graph: CSRGraph, sources: Sequence[int]) -> list[dict[str, Any]]:
-    """For each source: BFS depth (the largest level), reached vertices and the arcs out of them (CPU BFS)."""
-    from ..kernels.bfs import bfs_levels
+    """For each source: BFS depth (the largest level), reached vertices and the arcs out of them (CPU BFS, the
+    sources in parallel)."""
+    from ..kernels.bfs import bfs_depths
 
-    out_degrees = graph.out_degrees()
-    records = []
-    for source in sources:
-        levels = bfs_levels(graph, int(source))
-        reached = levels >= 0
-        records.append({
-            "source": int(source),
-            "hop_depth": int(levels.max()) if len(levels) else 0,
-            "reached_vertices": int(np.count_nonzero(reached)),
-            "reached_arcs": int(out_degrees[reached].sum()),
-        })
-    return records
+    depths, reached_vertices, reached_arcs = bfs_depths(graph, sources)
+    return [{"source": int(source), "hop_depth": int(depth), "reached_vertices": int(vertices),
+             "reached_arcs": int(arcs)}
+            for source, depth, vertices, arcs in zip(sources, depths, reached_vertices, reached_arcs)]
 
 
 # ---------------------------------------------------------------------------------------------- the device
