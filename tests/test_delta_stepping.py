@@ -296,7 +296,7 @@ def test_the_gpu_variants_are_registered_with_their_parameters():
         assert (IMPLS / cls.cu_file).is_file()
         ok, why = cls.available()
         assert ok or why
-    assert set(sync.parameters) == {"count_relaxations", "delta", "heavy_degree"}
+    assert set(sync.parameters) == {"count_relaxations", "delta", "heavy_degree", "blocks_per_sm"}
     assert set(asynchronous.parameters) == {"count_relaxations", "delta", "lookahead", "heavy_degree", "local_queue",
                                             "blocks_per_sm", "timeout_s"}
     assert sync.parameters["heavy_degree"].default == HEAVY_DEGREE == 32
@@ -307,6 +307,7 @@ def test_the_gpu_variants_are_registered_with_their_parameters():
     ("delta-stepping-async", {"delta": -2}), ("delta-stepping-async", {"lookahead": 0}),
     ("delta-stepping-async", {"lookahead": 64}), ("delta-stepping-async", {"blocks_per_sm": -1}),
     ("delta-stepping-async", {"timeout_s": 0}), ("delta-stepping", {"delta": 1.5}),
+    ("delta-stepping", {"blocks_per_sm": -1}),
 ])
 def test_gpu_parameters_are_validated(name, bad):
     with pytest.raises(ConfigError):

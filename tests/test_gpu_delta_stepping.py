@@ -18,6 +18,7 @@ from sssp_bench import impls  # noqa: E402
 from sssp_bench.errors import UnsupportedGraphError  # noqa: E402
 from sssp_bench.graph.csr import from_arcs  # noqa: E402
 from sssp_bench.graph.generators import generate  # noqa: E402
+from sssp_bench.gpu import runtime  # noqa: E402
 from sssp_bench.graph.weights import apply_weights  # noqa: E402
 from sssp_bench.impls import canonical_distances  # noqa: E402
 from sssp_bench.impls.delta_stepping import BARRIER_MODES, DeltaStepping  # noqa: E402
@@ -70,6 +71,18 @@ def test_every_barrier_mode_gives_the_same_distances(spec):
         results = solve_each(implementation, graph, sources)
         assert_matches_reference(f"delta-stepping barrier={mode[0]}", graph, results)
         assert all(counters["barrier"] == mode[0] for _, _, counters, _ in results)
+
+
+@pytest.mark.parametrize("blocks_per_sm", [1, 2])
+def test_a_smaller_grid_in_every_barrier_mode(blocks_per_sm):
+    graph = generate("grid:rows=40,cols=50,seed=5")
+    for mode in BARRIER_MODES:
+        implementation = DeltaStepping(blocks_per_sm=blocks_per_sm)
+        implementation.cooperative_modes = (mode,)
+        results = solve_each(implementation, graph, some_sources(graph, 2))
+        assert_matches_reference(f"delta-stepping blocks_per_sm={blocks_per_sm} barrier={mode[0]}", graph, results)
+        sms = int(runtime.device_attributes()["MultiProcessorCount"])
+        assert all(sms <= counters["blocks"] <= blocks_per_sm * sms for _, _, counters, _ in results)
 
 
 def test_the_course_kernel_uses_cooperative_groups_grid_sync_where_it_can():

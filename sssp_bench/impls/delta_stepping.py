@@ -29,12 +29,13 @@ What the paper leaves open, decided here (`delta_stepping.cu` has the step-by-st
 delta: the `delta` parameter, or with 0 the rule near-far and cpu-delta-stepping use (C x average arc weight /
 average out-degree, C = 32 below average out-degree 5, else 4; kernels/delta_stepping.py says why).
 heavy_degree (default 32, a warp's worth of arcs): a vertex with more arcs of the kind being relaxed is relaxed by
-its whole warp.
+its whole warp. blocks_per_sm (default 0: one wave, as many as fit): fewer blocks make each grid barrier cheaper,
+which on a road graph's thousands of small steps can matter more than the threads.
 
 Non-negative weights only (UnsupportedGraphError otherwise: a distance below the current bucket would not be final);
 int32 or unit weights (float32 refused, as the other GPU implementations do). Distances int64, unreached INT64_MAX.
 Counters: `iterations` (light phases plus heavy steps: the steps that relax arcs), `light_phases`, `heavy_steps`,
-`splits`, `buckets` (opened with at least one vertex), `delta`, `heavy_degree`, `barrier`; with count_relaxations,
+`splits`, `buckets` (opened with at least one vertex), `delta`, `heavy_degree`, `barrier`, `blocks` (the grid); with count_relaxations,
 relax attempts (arcs examined) and relaxations (improvements), in total and per iteration.
 """
 
@@ -50,7 +51,7 @@ from ..graph.csr import CSRGraph
 from ..kernels.arrays import check_source, kernel_arrays
 from ..kernels.delta_stepping import HEAVY_DEGREE, check_delta, default_delta, light_first
 from .base import Parameter, SolveResult
-from .gpu_common import COUNT_RELAXATIONS, GpuSsspBase
+from .gpu_common import BLOCKS_PER_SM, COUNT_RELAXATIONS, GpuSsspBase, check_blocks_per_sm, persistent_grid
 
 DS_BLOCK = 256
 DS_CUR0, DS_FAR0, DS_FARMIN0, DS_SETTLED0 = 8, 11, 14, 17
@@ -88,6 +89,7 @@ class DeltaStepping(GpuSsspBase):
                            "average out-degree is below 5, else 4"),
         "heavy_degree": Parameter(int, HEAVY_DEGREE, "a vertex with more arcs (of the kind being relaxed) than this "
                                   "is relaxed by a whole warp, the others by one thread each"),
+        "blocks_per_sm": BLOCKS_PER_SM,
     }
     cu_file = "delta_stepping.cu"
     cooperative_modes = BARRIER_MODES  # how the module's grid barrier is built, best first
@@ -100,6 +102,7 @@ class DeltaStepping(GpuSsspBase):
         check_delta(self.name, self.params["delta"])
         if self.params["heavy_degree"] < 0:
             raise ConfigError(f"{self.name}: heavy_degree must be 0 or positive, got {self.params['heavy_degree']}")
+        check_blocks_per_sm(self.name, self.params["blocks_per_sm"])
 
     def prepare(self, graph: CSRGraph) -> None:
         self.refuse_negative_weights(graph)
@@ -130,7 +133,7 @@ class DeltaStepping(GpuSsspBase):
         self.settled_tag = cp.empty(n, dtype=np.uint32)
         self._init = self.module.function("delta_stepping_init")
         self._solve = self.module.function("delta_stepping_solve")
-        self.grid = runtime.resident_grid(self._solve, DS_BLOCK)
+        self.grid = persistent_grid(self._solve, DS_BLOCK, self.params["blocks_per_sm"])
         self.init_grid = runtime.blocks_for(n, DS_BLOCK, cap=4096)
         self.step_cap = step_cap(n)
         # per relaxing step: attempts and improvements (count_relaxations); a 2-entry dummy otherwise
@@ -157,7 +160,7 @@ class DeltaStepping(GpuSsspBase):
         counters: dict[str, Any] = {
             "iterations": light + heavy, "light_phases": light, "heavy_steps": heavy,
             "splits": int(words[DS_SPLITS]), "buckets": int(words[DS_BUCKETS]), "delta": self.delta,
-            "heavy_degree": self.params["heavy_degree"], "barrier": self.launch_mode,
+            "heavy_degree": self.params["heavy_degree"], "barrier": self.launch_mode, "blocks": self.grid,
         }
         if self.counting():
             per_step = self.step_counts[: 2 * (light + heavy)].get().reshape(-1, 2).astype(np.int64)

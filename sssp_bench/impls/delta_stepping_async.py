@@ -36,7 +36,7 @@ average out-degree, C = 32 below average out-degree 5, else 4). It is raised whe
 stays inside the ring window (floor(max weight / delta) <= 63 - lookahead) and below 2^31 (labels are stored in 31
 bits); the counter `delta` gives the value used.
 lookahead (default 8): labels above base a warp may take work from. blocks_per_sm (default 0: as many as fit):
-resident blocks of 256 threads per SM.
+resident blocks of 256 threads per SM (fewer warps polling the same ring heads and counters).
 
 Memory: 64 rings of n + (threads of the grid) + 1024 cells of 8 bytes, about 512 bytes per vertex. A reservation
 that would overrun a ring (not expected: a ring holds at most about one entry per vertex) or a wait longer than
@@ -62,7 +62,8 @@ from ..graph.csr import CSRGraph
 from ..kernels.arrays import check_source
 from ..kernels.delta_stepping import HEAVY_DEGREE, check_delta, default_delta, max_weight
 from .base import Parameter, SolveResult
-from .gpu_common import COOPERATIVE_OR_PLAIN, COUNT_RELAXATIONS, W_ATTEMPTS, W_RELAXATIONS, GpuSsspBase, packing_bounds
+from .gpu_common import (BLOCKS_PER_SM, COOPERATIVE_OR_PLAIN, COUNT_RELAXATIONS, W_ATTEMPTS, W_RELAXATIONS,
+                         GpuSsspBase, check_blocks_per_sm, packing_bounds, persistent_grid)
 
 AS_BLOCK = 256
 AS_SLOTS = 64
@@ -112,7 +113,7 @@ class DeltaSteppingAsync(GpuSsspBase):
                                   "the others by one lane each"),
         "local_queue": Parameter(bool, True, "a warp keeps the improvements in the bucket it is working on (up to 32) "
                                  "as its next batch instead of pushing them through the work queue"),
-        "blocks_per_sm": Parameter(int, 0, "resident blocks of 256 threads per SM; 0: as many as fit"),
+        "blocks_per_sm": BLOCKS_PER_SM,
         "timeout_s": Parameter(float, TIMEOUT_S, "a warp waiting longer than this for work or an entry fails the "
                                "solve (a bug guard)"),
     }
@@ -127,9 +128,7 @@ class DeltaSteppingAsync(GpuSsspBase):
             raise ConfigError(f"{self.name}: lookahead must be 1 .. {AS_SLOTS - 1}, got {self.params['lookahead']}")
         if self.params["heavy_degree"] < 0:
             raise ConfigError(f"{self.name}: heavy_degree must be 0 or positive, got {self.params['heavy_degree']}")
-        if self.params["blocks_per_sm"] < 0:
-            raise ConfigError(f"{self.name}: blocks_per_sm must be 0 (as many as fit) or positive, "
-                              f"got {self.params['blocks_per_sm']}")
+        check_blocks_per_sm(self.name, self.params["blocks_per_sm"])
         if not self.params["timeout_s"] > 0:
             raise ConfigError(f"{self.name}: timeout_s must be positive, got {self.params['timeout_s']}")
 
@@ -148,10 +147,7 @@ class DeltaSteppingAsync(GpuSsspBase):
         self._init = self.module.function("delta_async_init")
         self._solve = self.module.function("delta_async_solve")
         self._reset = self.module.function("delta_async_reset")
-        resident = runtime.resident_grid(self._solve, AS_BLOCK)
-        sms = int(runtime.device_attributes().get("MultiProcessorCount", 1))
-        wanted = self.params["blocks_per_sm"]
-        self.grid = min(resident, wanted * sms) if wanted else resident
+        self.grid = persistent_grid(self._solve, AS_BLOCK, self.params["blocks_per_sm"])
         self.guard = self.grid * AS_BLOCK  # one claimed, unread cell per thread at most
         self.cap = n + self.guard + CELL_MARGIN
         self.qb = cp.empty(n, dtype=np.uint32)

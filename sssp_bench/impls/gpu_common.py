@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..graph.csr import CSRGraph
-from ..errors import NegativeCycleError, UnsupportedGraphError
+from ..errors import ConfigError, NegativeCycleError, UnsupportedGraphError
 from ..gpu import runtime
 from .base import Implementation, Parameter, SolveResult
 from ..kernels.arrays import check_source
@@ -35,6 +35,26 @@ COOPERATIVE_OR_PLAIN = (("cooperative", (), True), ("plain", (), False))
 """`cooperative_modes` of a persistent kernel whose blocks wait on each other: a cooperative launch guarantees every
 block is resident; where CuPy cannot launch cooperatively here, a plain launch, the grid sized to one resident wave
 (the implementation checks it; its counter `launch` says which)."""
+
+BLOCKS_PER_SM = Parameter(
+    int, 0, "resident blocks of 256 threads per SM for the persistent kernel; 0: as many as fit (fewer blocks, "
+    "fewer warps contending for the same control words, and a cheaper grid barrier)",
+)
+
+
+def persistent_grid(kernel, block: int, blocks_per_sm: int) -> int:
+    """A persistent kernel's grid: `blocks_per_sm` blocks per SM, at most one resident wave (0: the whole wave)."""
+    resident = runtime.resident_grid(kernel, block)
+    if not blocks_per_sm:
+        return resident
+    sms = int(runtime.device_attributes().get("MultiProcessorCount", 1))
+    return min(resident, blocks_per_sm * sms)
+
+
+def check_blocks_per_sm(name: str, value: int) -> None:
+    if value < 0:
+        raise ConfigError(f"{name}: blocks_per_sm must be 0 (as many as fit) or positive, got {value}")
+
 
 COUNT_RELAXATIONS = Parameter(
     bool, False,
