@@ -51,7 +51,7 @@ from ..graph.csr import CSRGraph
 from ..kernels.arrays import check_source, kernel_arrays
 from ..kernels.delta_stepping import HEAVY_DEGREE, check_delta, default_delta, light_first
 from .base import Parameter, SolveResult
-from .gpu_common import (BLOCKS_PER_SM, COUNT_RELAXATIONS, GpuSsspBase, check_blocks_per_sm, persistent_grid,
+from .gpu_common import (COUNT_RELAXATIONS, GpuSsspBase, check_blocks_per_sm, persistent_grid,
                          wave_grid)
 
 DS_BLOCK = 256
@@ -90,7 +90,9 @@ class DeltaStepping(GpuSsspBase):
                            "average out-degree is below 5, else 4"),
         "heavy_degree": Parameter(int, HEAVY_DEGREE, "a vertex with more arcs (of the kind being relaxed) than this "
                                   "is relaxed by a whole warp, the others by one thread each"),
-        "blocks_per_sm": BLOCKS_PER_SM,
+        "blocks_per_sm": Parameter(int, 0, "resident blocks of 256 threads per SM; 0: as many as fit. 1 was 12% to 13% "
+                                   "faster on road graphs and grids (a cheaper grid barrier), 45% slower on "
+                                   "random.2Mv.128Me (an H100)"),
     }
     cu_file = "delta_stepping.cu"
     cooperative_modes = BARRIER_MODES  # how the module's grid barrier is built, best first

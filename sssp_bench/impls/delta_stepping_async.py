@@ -35,8 +35,10 @@ delta: the `delta` parameter, or with 0 the rule of the other delta-stepping imp
 average out-degree, C = 32 below average out-degree 5, else 4). It is raised where needed so that every pushed label
 stays inside the ring window (floor(max weight / delta) <= 63 - lookahead) and below 2^31 (labels are stored in 31
 bits); the counter `delta` gives the value used.
-lookahead (default 8): labels above base a warp may take work from. blocks_per_sm (default 0: as many as fit):
-resident blocks of 256 threads per SM (fewer warps polling the same ring heads and counters).
+lookahead (default 8): labels above base a warp may take work from. blocks_per_sm (default 1; 0: as many as fit):
+resident blocks of 256 threads per SM. Fewer warps polling the same ring heads and counters win: on an H100 one
+block per SM was 1.8x (USA-road-d.NY) to 5x (R-MAT 3M) faster than the full wave on every graph of
+experiments/course/issue23-targets.yaml.
 
 Memory: 64 rings of n + (threads of the grid) + 1024 cells of 8 bytes, about 512 bytes per vertex. A reservation
 that would overrun a ring (not expected: a ring holds at most about one entry per vertex) or a wait longer than
@@ -62,7 +64,7 @@ from ..graph.csr import CSRGraph
 from ..kernels.arrays import check_source
 from ..kernels.delta_stepping import HEAVY_DEGREE, check_delta, default_delta, max_weight
 from .base import Parameter, SolveResult
-from .gpu_common import (BLOCKS_PER_SM, COOPERATIVE_OR_PLAIN, COUNT_RELAXATIONS, W_ATTEMPTS, W_RELAXATIONS,
+from .gpu_common import (COOPERATIVE_OR_PLAIN, COUNT_RELAXATIONS, W_ATTEMPTS, W_RELAXATIONS,
                          GpuSsspBase, check_blocks_per_sm, packing_bounds, persistent_grid, wave_grid)
 
 AS_BLOCK = 256
@@ -113,7 +115,9 @@ class DeltaSteppingAsync(GpuSsspBase):
                                   "the others by one lane each"),
         "local_queue": Parameter(bool, True, "a warp keeps the improvements in the bucket it is working on (up to 32) "
                                  "as its next batch instead of pushing them through the work queue"),
-        "blocks_per_sm": BLOCKS_PER_SM,
+        "blocks_per_sm": Parameter(int, 1, "resident blocks of 256 threads per SM; 0: as many as fit. 1 (8 warps per "
+                                   "SM polling the rings) was the fastest on every graph of issue23-targets on an "
+                                   "H100, 1.8x to 5x faster than a full wave"),
         "timeout_s": Parameter(float, TIMEOUT_S, "a warp waiting longer than this for work or an entry fails the "
                                "solve (a bug guard)"),
     }

@@ -36,11 +36,6 @@ COOPERATIVE_OR_PLAIN = (("cooperative", (), True), ("plain", (), False))
 block is resident; where CuPy cannot launch cooperatively here, a plain launch, the grid sized to one resident wave
 (the implementation checks it; its counter `launch` says which)."""
 
-BLOCKS_PER_SM = Parameter(
-    int, 0, "resident blocks of 256 threads per SM for the persistent kernel; 0: as many as fit (fewer blocks, "
-    "fewer warps contending for the same control words, and a cheaper grid barrier)",
-)
-
 
 def persistent_grid(kernel, block: int, blocks_per_sm: int) -> int:
     """A persistent kernel's grid: `blocks_per_sm` blocks per SM, at most one resident wave (0: the whole wave)."""
