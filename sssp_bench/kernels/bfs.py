@@ -48,32 +48,14 @@ def bfs_kernel(row_offsets, column_ids, source, levels):
 
 @numba.njit(parallel=True, cache=True)
 def bfs_depths_kernel(row_offsets, column_ids, sources, depths, reached_vertices, reached_arcs):
-    """One sequential BFS per source, the sources spread over the cores: each source's deepest level, the vertices
+    """bfs_kernel from each source, the sources spread over the cores: each source's deepest level, the vertices
     it reaches and the arcs leaving them (what the roofline needs, without keeping a levels array per source)."""
     n = len(row_offsets) - 1
     for index in numba.prange(len(sources)):
         levels = np.full(n, BFS_UNREACHED, np.int32)
-        queue = np.empty(n, np.int32)
-        source = sources[index]
-        levels[source] = 0
-        queue[0] = source
-        head = 0
-        tail = 1
-        arcs = 0
-        while head < tail:
-            u = queue[head]
-            head += 1
-            start = row_offsets[u]
-            end = row_offsets[u + 1]
-            arcs += end - start
-            for arc in range(start, end):
-                v = column_ids[arc]
-                if levels[v] < 0:
-                    levels[v] = levels[u] + 1
-                    queue[tail] = v
-                    tail += 1
-        depths[index] = levels[queue[tail - 1]]
-        reached_vertices[index] = tail
+        visited, arcs, frontier_sizes = bfs_kernel(row_offsets, column_ids, sources[index], levels)
+        depths[index] = len(frontier_sizes) - 1
+        reached_vertices[index] = visited
         reached_arcs[index] = arcs
 
 
