@@ -60,7 +60,6 @@ def test_hop_depths_by_hand():
     ]
 
 
-
 def test_hop_depths_of_many_sources_in_parallel_equal_one_bfs_each():
     graph = generate("rmat:n=2048,m=16384,seed=3")
     sources = list(range(0, 2048, 37))
