@@ -51,8 +51,7 @@ from ..graph.csr import CSRGraph
 from ..kernels.arrays import check_source, kernel_arrays
 from ..kernels.delta_stepping import HEAVY_DEGREE, check_delta, default_delta, light_first
 from .base import Parameter, SolveResult
-from .gpu_common import (COUNT_RELAXATIONS, GpuSsspBase, check_blocks_per_sm, persistent_grid,
-                         wave_grid)
+from .gpu_common import COUNT_RELAXATIONS, GpuSsspBase, check_blocks_per_sm, persistent_grid
 
 DS_BLOCK = 256
 DS_CUR0, DS_FAR0, DS_FARMIN0, DS_SETTLED0 = 8, 11, 14, 17
@@ -135,7 +134,7 @@ class DeltaStepping(GpuSsspBase):
         self._init = self.module.function("delta_stepping_init")
         self._solve = self.module.function("delta_stepping_solve")
         self.grid = persistent_grid(self._solve, DS_BLOCK, self.params["blocks_per_sm"])
-        self.init_grid = wave_grid(self._init, n, DS_BLOCK)
+        self.init_grid = runtime.blocks_for(n, DS_BLOCK, cap=4096)
         self.step_cap = step_cap(n)
         # per relaxing step: attempts and improvements (count_relaxations); a 2-entry dummy otherwise
         self.step_counts = cp.zeros(2 * self.step_cap if self.counting() else 2, dtype=np.uint64)

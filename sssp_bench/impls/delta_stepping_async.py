@@ -65,7 +65,7 @@ from ..kernels.arrays import check_source
 from ..kernels.delta_stepping import HEAVY_DEGREE, check_delta, default_delta, max_weight
 from .base import Parameter, SolveResult
 from .gpu_common import (COOPERATIVE_OR_PLAIN, COUNT_RELAXATIONS, W_ATTEMPTS, W_RELAXATIONS,
-                         GpuSsspBase, check_blocks_per_sm, packing_bounds, persistent_grid, wave_grid)
+                         GpuSsspBase, check_blocks_per_sm, packing_bounds, persistent_grid)
 
 AS_BLOCK = 256
 AS_SLOTS = 64
@@ -115,9 +115,7 @@ class DeltaSteppingAsync(GpuSsspBase):
                                   "the others by one lane each"),
         "local_queue": Parameter(bool, True, "a warp keeps the improvements in the bucket it is working on (up to 32) "
                                  "as its next batch instead of pushing them through the work queue"),
-        "blocks_per_sm": Parameter(int, 1, "resident blocks of 256 threads per SM; 0: as many as fit. 1 (8 warps per "
-                                   "SM polling the rings) was the fastest on every graph of issue23-targets on an "
-                                   "H100, 1.8x to 5x faster than a full wave"),
+        "blocks_per_sm": Parameter(int, 1, "resident blocks of 256 threads per SM; 0: as many as fit"),
         "timeout_s": Parameter(float, TIMEOUT_S, "a warp waiting longer than this for work or an entry fails the "
                                "solve (a bug guard)"),
     }
@@ -158,7 +156,7 @@ class DeltaSteppingAsync(GpuSsspBase):
         self.cells = cp.zeros(AS_SLOTS * self.cap, dtype=np.uint64)
         self.control = cp.zeros(AS_CONTROL_WORDS, dtype=np.uint64)
         self.slots = cp.zeros(AS_SLOT_WORDS, dtype=np.uint64)
-        self.init_grid = wave_grid(self._init, n, AS_BLOCK)
+        self.init_grid = runtime.blocks_for(n, AS_BLOCK, cap=4096)
         clock_khz = int(runtime.device_attributes().get("ClockRate", 0)) or 2_000_000
         self.timeout_cycles = int(self.params["timeout_s"] * clock_khz * 1000)
 
@@ -178,7 +176,7 @@ class DeltaSteppingAsync(GpuSsspBase):
         words = self.read_words(source)
         aborted = int(words[AS_ABORTED])
         if aborted:
-            runtime.launch(self._reset, wave_grid(self._reset, self.cells.size, AS_BLOCK), AS_BLOCK,
+            runtime.launch(self._reset, runtime.blocks_for(self.cells.size, AS_BLOCK, cap=4096), AS_BLOCK,
                            (self.cells, self.slots, np.int64(self.cells.size)))
             self.synchronize()
             raise RuntimeError(f"{self.name}: the solve from {source} failed: "

@@ -46,12 +46,6 @@ def persistent_grid(kernel, block: int, blocks_per_sm: int) -> int:
     return min(resident, blocks_per_sm * sms)
 
 
-def wave_grid(kernel, items: int, block: int) -> int:
-    """The grid of a grid-stride helper kernel (init, reset) in a cooperative module: CuPy launches every kernel of
-    such a module cooperatively, and shrinks (with a warning) a grid larger than one resident wave."""
-    return runtime.blocks_for(items, block, cap=runtime.resident_grid(kernel, block))
-
-
 def check_blocks_per_sm(name: str, value: int) -> None:
     if value < 0:
         raise ConfigError(f"{name}: blocks_per_sm must be 0 (as many as fit) or positive, got {value}")

@@ -49,7 +49,7 @@ from ..graph.csr import CSRGraph
 from ..kernels.arrays import check_source
 from ..kernels.bucket_heap import default_d, level_count, sorted_rows
 from .base import Parameter, SolveResult
-from .gpu_common import COOPERATIVE_OR_PLAIN, COUNT_RELAXATIONS, GpuSsspBase, wave_grid
+from .gpu_common import COOPERATIVE_OR_PLAIN, COUNT_RELAXATIONS, GpuSsspBase
 
 PD_FINISHED, PD_ERROR, PD_ITERATIONS, PD_STALE, PD_BULK, PD_EMPTY_OPS, PD_RESOLVE0_NS, PD_RESOLVE0_COUNT = range(8, 16)
 PD_WORDS = 16
@@ -156,7 +156,7 @@ class ParDijkstra(GpuSsspBase):
         self.operation_cap = operation_cap(n, self.graph.m, self.levels)
         # per extraction: arcs examined and updates emitted (count_relaxations); a 2-entry dummy otherwise
         self.per_iteration = cp.zeros(2 * (n + self.graph.m + 1) if self.counting() else 2, dtype=np.uint64)
-        self.init_grid = wave_grid(self._init, n, 256)
+        self.init_grid = runtime.blocks_for(n, 256, cap=4096)
 
     def solve(self, source: int) -> SolveResult:
         source = check_source(self.graph, source)
