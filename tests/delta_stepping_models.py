@@ -196,17 +196,20 @@ class AsyncMachine:
                     break
                 count = min(self.batch, tail - head)
                 yield
+                self.busy[s] += count  # before the head: taken entries are never uncounted
+                yield
                 if self.head[s] == head:  # CAS
                     self.head[s] = head + count
-                    yield
-                    self.busy[s] += count
                     return s, head, count, label
+                yield
+                self.busy[s] -= count
         return None
 
     def warp(self):
         rows, columns, weights = self.g.row_offsets, self.g.column_ids, self.g.weights
         local: list[tuple[int, int]] = []
         label = 0
+        held_slot, held = None, 0  # the ring batch whose local chain the warp follows: its slot stays busy
         while True:
             yield
             items = []
@@ -284,5 +287,8 @@ class AsyncMachine:
             yield
             self.stats["pops"] += taken
             if slot is not None:
-                self.busy[slot] -= taken
+                held_slot, held = slot, taken
+            if not local and held_slot is not None:
+                self.busy[held_slot] -= held
+                held_slot, held = None, 0
             self.pending -= taken

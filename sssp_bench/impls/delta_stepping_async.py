@@ -13,8 +13,9 @@ from a device work queue organised by bucket priority and push what they improve
   label d / delta, unless it already has an entry at that label or a lower one (qb[v], the label of its live
   entry: one atomicMin decides). A warp takes up to 32 entries (one per lane) from the lowest non-empty slot among
   the `lookahead` labels above base, the lowest label that may hold work; base moves on when its slot is empty
-  and no warp is still relaxing entries taken from it. So the lowest bucket goes first, and warps the lowest
-  bucket cannot keep busy work ahead on the next ones instead of waiting at a barrier.
+  and no warp is still relaxing entries taken from it or following a chain they started (the local queue below).
+  So the lowest bucket goes first, and warps the lowest bucket cannot keep busy work ahead on the next ones instead
+  of waiting at a barrier.
 - An entry is claimed by a CAS of qb[v] from its label to NONE: an entry overtaken by a push to a lower label is
   stale and skipped, and a vertex is relaxed with its distance as read after the claim.
 - A vertex of more than heavy_degree arcs is relaxed by the whole warp, the others one per lane; pushes are
@@ -23,6 +24,9 @@ from a device work queue organised by bucket priority and push what they improve
   the warp, up to 32, as its next batch, relaxed if the distance is still the one it was kept with. A road's chain
   of improvements inside a bucket then costs a few dependent memory accesses per hop instead of a push, a scan, a
   claim and a wait: on high-diameter graphs that latency per hop, not the arcs, is what the time is made of.
+  The bucket stays busy until the warp's local queue is empty; released earlier, base ran ahead of the chains
+  still lowering distances below it, and each vertex was relaxed 11 to 30 times on USA-road-d.NY and a grid
+  (1.6 times now at lookahead 1, 9 at the default 8, which is still the faster: 6.4 ms against 16.5 on NY).
 - Termination is detected on the device: a count of entries pushed and not yet processed (a warp adds its pushes
   before writing them and subtracts its batch after relaxing it) is zero exactly when every queue is empty and no
   warp holds work; every warp that then finds nothing exits.
