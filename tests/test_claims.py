@@ -99,6 +99,18 @@ def test_merged_runs_are_judged_each_on_its_own_rows(tmp_path):
     assert list(claims["run_id"]) == ["before", "after"] and list(claims["verdict"]) == ["not met", "met"]
 
 
+def test_a_config_split_over_calls_is_judged_as_the_one_run_it_adds_up_to(tmp_path):
+    # `run --variant hbf` in one device call, `run --variant workfront` in the next: the claim pairs them by source
+    faster_than = [{"variant": "hbf", "than": ["workfront"], "graphs": []}]
+    first = claiming_run(tmp_path, timed("g1", "hbf", 0.9, jitter=0.03, run_id="part1"), faster_than=faster_than,
+                         run_id="part1")
+    second = claiming_run(tmp_path, timed("g1", "workfront", 1.0, run_id="part2"), faster_than=faster_than,
+                          run_id="part2")
+    won = claim(judge([first, second]), "g1")
+    assert won["run_id"] == "part1+part2" and won["against"] == "workfront"
+    assert won["verdict"] == "faster" and won["met"]
+
+
 def test_what_did_not_run_or_verify_is_not_measured_rather_than_failed(tmp_path):
     wrong = [solve("g2", "hbf", 1e-3, status="wrong_answer", certificate=False, source=i, device="gpu")
              for i in range(20)]

@@ -14,7 +14,9 @@ such as bfs-vwarp's warp sizes, or an entry's label whose parameters are swept) 
 graph by median time, the way a paper's table gives a comparator's best setting. A claim whose variants did not
 run on the graph, or have no verified solve (or no floor, for efficiency), is "not measured": neither met nor
 failed; a graph or variant the run did not include (`run --graph`, `--variant`) is left out. Each run is judged on
-its own rows; merged runs are not pooled.
+its own rows; merged runs are not pooled, with one exception: runs of one config that split its cells between them
+(`run --graph` / `--variant` over several calls, no (graph, variant) cell in two of them) are judged together, as
+the one run they add up to, so that a claim comparing variants that ran in different parts is judged at all.
 """
 
 from __future__ import annotations
@@ -48,8 +50,8 @@ def judge(runs: Any, summary: pd.DataFrame | None = None, options: CompareOption
         summary = summarize(loaded)
     times = verified_times(label_rows(loaded))
     records: list[dict[str, Any]] = []
-    for manifest, rows, targets in claiming:
-        run = _Run(str(manifest["run_id"]), rows, summary, times)
+    for run_ids, rows, targets in _parts_together(claiming):
+        run = _Run(run_ids, rows, summary, times)
         for variant, goals in targets.get("efficiency", {}).items():
             records += [run.efficiency(graph, variant, least) for graph, least in goals.items()
                         if graph in run.graphs and run.ran(variant)]
@@ -60,15 +62,46 @@ def judge(runs: Any, summary: pd.DataFrame | None = None, options: CompareOption
     return pd.DataFrame.from_records(records, columns=CLAIM_COLUMNS)
 
 
-class _Run:
-    """One run's rows, summary and verified times, and the variant a claim's name picks on a graph."""
+SELECTION_KEYS = ("graphs", "selected_graphs", "selected_variants")
+"""What `run --graph` / `--variant` change in the config a manifest records."""
 
-    def __init__(self, run_id: str, rows: pd.DataFrame, summary: pd.DataFrame, times: pd.DataFrame):
-        self.run_id = run_id
+
+def _parts_together(claiming: list[tuple[dict, pd.DataFrame, dict]]) -> list[tuple[list[str], pd.DataFrame, dict]]:
+    """(run ids, rows, targets) to judge: each run alone, but runs whose configs are equal but for the selection
+    and whose (graph, variant) cells are disjoint are one entry, in the order their first run came."""
+    def config_key(manifest: dict) -> str:
+        config = {key: value for key, value in (manifest.get("config") or {}).items() if key not in SELECTION_KEYS}
+        return repr(sorted(config.items(), key=lambda item: item[0]))
+
+    def cells(rows: pd.DataFrame) -> set[tuple[str, str]]:
+        solves = rows[rows["phase"] == "solve"]
+        return set(zip(solves["graph"], solves["variant"].astype(str)))
+
+    groups: dict[str, list[tuple[dict, pd.DataFrame, dict]]] = {}
+    for entry in claiming:
+        groups.setdefault(config_key(entry[0]), []).append(entry)
+    judged = []
+    for members in groups.values():
+        parts = [cells(rows) for _, rows, _ in members]
+        disjoint = sum(len(part) for part in parts) == len(set().union(*parts))
+        if len(members) > 1 and disjoint:
+            judged.append(([str(manifest["run_id"]) for manifest, _, _ in members],
+                           pd.concat([rows for _, rows, _ in members], ignore_index=True), members[0][2]))
+        else:
+            judged += [([str(manifest["run_id"])], rows, targets) for manifest, rows, targets in members]
+    return judged
+
+
+class _Run:
+    """One run's rows (or those of the parts of one split run), summary and verified times, and the variant a
+    claim's name picks on a graph."""
+
+    def __init__(self, run_ids: list[str], rows: pd.DataFrame, summary: pd.DataFrame, times: pd.DataFrame):
+        self.run_id = "+".join(run_ids)
         self.graphs = list(dict.fromkeys(rows["graph"]))
         self.variants = run_variants(rows)
-        self.summary = summary[summary["run_id"] == run_id]
-        self.times = times[times["run_id"] == run_id]
+        self.summary = summary[summary["run_id"].isin(run_ids)]
+        self.times = times[times["run_id"].isin(run_ids)]
 
     def ran(self, name: str) -> bool:
         """Whether the run included a variant `name` stands for (`run --variant` may have left it out)."""
