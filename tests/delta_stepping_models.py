@@ -162,7 +162,9 @@ class AsyncMachine:
         self.cells[0][index % self.cap] = (self.lap(index), 0, source)
         self.tail[0] = index + 1
         self.stats = dict(pops=0, stale=0, pushes=0, kept=0)
-        warps = [self.warp() for _ in range(self.workers)]
+        self.holding: dict[int, int] = {}  # warp -> the label of the ring batch (and chain) it holds busy
+        self.out_of_order = 0  # batches taken at lookahead 1 while another warp still held a lower label
+        warps = [self.warp(index) for index in range(self.workers)]
         steps = 0
         while warps:
             warp = self.rng.choice(warps)
@@ -177,7 +179,7 @@ class AsyncMachine:
         assert self.stats["pops"] == self.stats["pushes"] + self.stats["kept"] + 1
         return canonical(self.dist)
 
-    def claim_batch(self):
+    def claim_batch(self, me: int):
         """Lane 0's search (a generator): returns (slot, first index, count, label), or None when nothing was found."""
         base = self.base
         for j in range(self.lookahead):
@@ -200,12 +202,15 @@ class AsyncMachine:
                 yield
                 if self.head[s] == head:  # CAS
                     self.head[s] = head + count
+                    if self.lookahead == 1 and any(held < label for held in self.holding.values()):
+                        self.out_of_order += 1
+                    self.holding[me] = label
                     return s, head, count, label
                 yield
                 self.busy[s] -= count
         return None
 
-    def warp(self):
+    def warp(self, me: int):
         rows, columns, weights = self.g.row_offsets, self.g.column_ids, self.g.weights
         local: list[tuple[int, int]] = []
         label = 0
@@ -225,7 +230,7 @@ class AsyncMachine:
             else:
                 if self.abort:
                     return
-                found = yield from self.claim_batch()
+                found = yield from self.claim_batch(me)
                 if found is None:
                     yield
                     if self.pending == 0:
@@ -291,4 +296,5 @@ class AsyncMachine:
             if not local and held_slot is not None:
                 self.busy[held_slot] -= held
                 held_slot, held = None, 0
+                del self.holding[me]
             self.pending -= taken
