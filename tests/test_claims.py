@@ -12,9 +12,13 @@ from sssp_bench.report.text import format_claims
 from sssp_bench.results.claims import judge
 
 
-def claiming_run(tmp_path, rows, efficiency=None, faster_than=None, run_id="r1"):
+def claiming_run(tmp_path, rows, efficiency=None, faster_than=None, run_id="r1", started=None, **selection):
+    """A run whose config has these targets; `selection` as `run --variant` records it (selected_variants=[...])."""
     run_manifest = manifest(run_id, baseline=None)
     run_manifest["config"]["targets"] = {"efficiency": efficiency or {}, "faster_than": faster_than or []}
+    run_manifest["config"].update(selection)
+    if started:
+        run_manifest["started"] = started
     return write_run(tmp_path / run_id, run_manifest, rows)
 
 
@@ -109,6 +113,23 @@ def test_a_config_split_over_calls_is_judged_as_the_one_run_it_adds_up_to(tmp_pa
     won = claim(judge([first, second]), "g1")
     assert won["run_id"] == "part1+part2" and won["against"] == "workfront"
     assert won["verdict"] == "faster" and won["met"]
+
+
+def test_a_part_that_reruns_a_variant_replaces_its_solves(tmp_path):
+    # the whole config, then `run --variant hbf` after hbf's kernel changed: the claims judge the new hbf
+    faster_than = [{"variant": "hbf", "than": ["workfront"], "graphs": []}]
+    efficiency = {"hbf": {"g1": 0.5}}
+    whole = claiming_run(tmp_path, timed("g1", "workfront", 1.0, run_id="whole")
+                         + with_floor(timed("g1", "hbf", 1.2, run_id="whole"), floor_ms=0.3),
+                         efficiency=efficiency, faster_than=faster_than, run_id="whole")
+    part = claiming_run(tmp_path, with_floor(timed("g1", "hbf", 0.9, jitter=0.03, run_id="part"), floor_ms=0.6),
+                        efficiency=efficiency, faster_than=faster_than, run_id="part",
+                        started="2025-01-02T00:00:00+00:00", selected_variants=["hbf"])
+    claims = judge([part, whole])  # in the order they started, whatever the order given
+    won = claims[claims["claim"] == "faster than"].iloc[0]
+    assert won["run_id"] == "whole+part" and won["measured"] == pytest.approx(0.9, abs=0.03) and won["met"]
+    reached = claims[claims["claim"] == "efficiency"].iloc[0]
+    assert reached["measured"] == pytest.approx(np.median(0.6 / (0.9 * np.array(DIFFICULTY))), rel=0.05)
 
 
 def test_what_did_not_run_or_verify_is_not_measured_rather_than_failed(tmp_path):

@@ -15,8 +15,10 @@ graph by median time, the way a paper's table gives a comparator's best setting.
 run on the graph, or have no verified solve (or no floor, for efficiency), is "not measured": neither met nor
 failed; a graph or variant the run did not include (`run --graph`, `--variant`) is left out. Each run is judged on
 its own rows; merged runs are not pooled, with one exception: runs of one config that split its cells between them
-(`run --graph` / `--variant` over several calls, no (graph, variant) cell in two of them) are judged together, as
-the one run they add up to, so that a claim comparing variants that ran in different parts is judged at all.
+(`run --graph` / `--variant` over several calls) are judged together, as the one run they add up to, so that a claim
+comparing variants that ran in different parts is judged at all. A later part may re-run cells of an earlier run
+(`--variant` of the implementation whose kernel changed): its solves replace theirs. Two runs of the whole config
+that repeat cells (a before and an after) are judged each on its own.
 """
 
 from __future__ import annotations
@@ -67,29 +69,48 @@ SELECTION_KEYS = ("graphs", "selected_graphs", "selected_variants")
 
 
 def _parts_together(claiming: list[tuple[dict, pd.DataFrame, dict]]) -> list[tuple[list[str], pd.DataFrame, dict]]:
-    """(run ids, rows, targets) to judge: each run alone, but runs whose configs are equal but for the selection
-    and whose (graph, variant) cells are disjoint are one entry, in the order their first run came."""
+    """(run ids, rows, targets) to judge: each run alone, except runs of one config (equal but for the selection)
+    that add up to one run (_as_one_run), which are one entry, in the order their first run came."""
     def config_key(manifest: dict) -> str:
         config = {key: value for key, value in (manifest.get("config") or {}).items() if key not in SELECTION_KEYS}
         return repr(sorted(config.items(), key=lambda item: item[0]))
-
-    def cells(rows: pd.DataFrame) -> set[tuple[str, str]]:
-        solves = rows[rows["phase"] == "solve"]
-        return set(zip(solves["graph"], solves["variant"].astype(str)))
 
     groups: dict[str, list[tuple[dict, pd.DataFrame, dict]]] = {}
     for entry in claiming:
         groups.setdefault(config_key(entry[0]), []).append(entry)
     judged = []
     for members in groups.values():
-        parts = [cells(rows) for _, rows, _ in members]
-        disjoint = sum(len(part) for part in parts) == len(set().union(*parts))
-        if len(members) > 1 and disjoint:
-            judged.append(([str(manifest["run_id"]) for manifest, _, _ in members],
-                           pd.concat([rows for _, rows, _ in members], ignore_index=True), members[0][2]))
+        together = _as_one_run(members) if len(members) > 1 else None
+        if together is not None:
+            judged.append((*together, members[0][2]))
         else:
             judged += [([str(manifest["run_id"])], rows, targets) for manifest, rows, targets in members]
     return judged
+
+
+def _as_one_run(members: list[tuple[dict, pd.DataFrame, dict]]) -> tuple[list[str], pd.DataFrame] | None:
+    """(run ids, rows) of runs of one config that add up to one run, or None. Taken in the order they started, a run
+    may repeat an earlier one's (graph, variant) cells only if it ran a selection (`run --graph` / `--variant`,
+    e.g. the implementation whose kernel changed): its cells then replace the earlier ones. Two runs of the whole
+    config (a before and an after) do not add up: each is judged alone."""
+    def cells(rows: pd.DataFrame) -> pd.Series:
+        return pd.Series(list(zip(rows["graph"], rows["variant"].astype(str))), index=rows.index, dtype=object)
+
+    ordered = sorted(members, key=lambda member: str(member[0].get("started") or ""))
+    kept: list[pd.DataFrame] = []
+    for manifest, rows, _ in ordered:
+        config = manifest.get("config") or {}
+        selection = bool(config.get("selected_graphs") or config.get("selected_variants"))
+        solves = rows[rows["phase"] == "solve"]
+        mine = set(cells(solves))
+        for index, earlier in enumerate(kept):
+            repeated = cells(earlier).isin(mine) & (earlier["phase"] == "solve")
+            if repeated.any():
+                if not selection:
+                    return None
+                kept[index] = earlier[~repeated]
+        kept.append(rows)
+    return [str(manifest["run_id"]) for manifest, _, _ in ordered], pd.concat(kept, ignore_index=True)
 
 
 class _Run:
@@ -100,8 +121,16 @@ class _Run:
         self.run_id = "+".join(run_ids)
         self.graphs = list(dict.fromkeys(rows["graph"]))
         self.variants = run_variants(rows)
-        self.summary = summary[summary["run_id"].isin(run_ids)]
-        self.times = times[times["run_id"].isin(run_ids)]
+        # only the solves these rows keep (a later part may have replaced an earlier run's cells)
+        solves = rows[rows["phase"] == "solve"]
+        keys = set(zip(solves["run_id"].astype(str), solves["graph"], solves["variant"].astype(str)))
+        times = times[times["run_id"].isin(run_ids)]
+        self.times = times[[key in keys for key in
+                            zip(times["run_id"].astype(str), times["graph"], times["variant"].astype(str))]]
+        labels = set(zip(self.times["run_id"].astype(str), self.times["graph"], self.times["label"].astype(str)))
+        summary = summary[summary["run_id"].isin(run_ids)]
+        self.summary = summary[[key in labels for key in
+                                zip(summary["run_id"].astype(str), summary["graph"], summary["variant"].astype(str))]]
 
     def ran(self, name: str) -> bool:
         """Whether the run included a variant `name` stands for (`run --variant` may have left it out)."""

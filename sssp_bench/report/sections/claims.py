@@ -17,7 +17,8 @@ def section(report: Report) -> list[str]:
         return []
     lines = ["## Claims", "",
              "What the configs' `targets` say a paper found or an issue asks, judged on each run's verified solves "
-             "(the parts of one config split over calls with `run --graph` / `--variant` as one run). "
+             "(the parts of one config split over calls with `run --graph` / `--variant` as one run, a later part's "
+             "cells replacing an earlier run's). "
              "*faster than*: paired by source, ratio = the variant's median time / the other's (below 1: faster), "
              "with its 95% bootstrap interval and the sources it won; met only on `compare`'s verdict \"faster\" "
              "(the interval below 1, at least 2% faster), so a tie is not met. A comparator standing for a sweep is "
