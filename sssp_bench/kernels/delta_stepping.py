@@ -266,9 +266,10 @@ def _serial_phase(items, count, row_offsets, light_end, heavy, columns, weights,
         for e in range(begin, end):
             v = columns[e]
             attempts += 1
-            improved += _apply(v % threads, v, du + (1 if unit_weights else weights[e]), distances, delta, bucket,
-                               next_phase, home, near_stamp, near_v, near_n, r_stamp, r_v, r_n, pile_v, pile_b,
-                               pile_n, pile_min)
+            candidate = du + (1 if unit_weights else weights[e])
+            if candidate < distances[v]:  # before the owner's division: most arcs improve nothing
+                improved += _apply(v % threads, v, candidate, distances, delta, bucket, next_phase, home, near_stamp,
+                                   near_v, near_n, r_stamp, r_v, r_n, pile_v, pile_b, pile_n, pile_min)
     return attempts, improved
 
 
