@@ -217,22 +217,26 @@ def test_the_persistent_kernels_step_machine(spec):
             assert splits >= buckets - 1 and light >= buckets
 
 
+def async_machine(graph, requested, lookahead, workers, batch, seed, local):
+    """The async queue's model at delta `requested` as effective_delta raises it, on rings barely larger than a
+    graph's worth (several solves on them wrap their laps)."""
+    delta = max(requested, int(max_weight(graph)) // (SLOTS - lookahead) + 1)
+    return AsyncMachine(graph, delta, lookahead, cap=graph.n + workers * batch + 4, batch=batch, workers=workers,
+                        seed=seed, local=local)
+
+
 @pytest.mark.parametrize("local", [False, True], ids=["rings", "local-queue"])
 @pytest.mark.parametrize("spec", MODEL_GRAPHS)
 def test_the_async_work_queue_under_random_interleavings(spec, local):
     graph = generate(spec)
-    top = int(max_weight(graph))
     for requested in (1, 20, 10**6):
         for lookahead in (1, 4):
-            delta = max(requested, top // (SLOTS - lookahead) + 1)  # as effective_delta raises it
             for workers, batch in ((3, 4), (7, 2)):
-                # rings barely larger than a graph's worth: several solves on them wrap their laps
-                machine = AsyncMachine(graph, delta, lookahead, cap=graph.n + workers * batch + 4, batch=batch,
-                                       workers=workers, seed=hash((spec, requested, lookahead, workers)) & 0xFFFF,
-                                       local=local)
+                machine = async_machine(graph, requested, lookahead, workers, batch,
+                                        hash((spec, requested, lookahead, workers)) & 0xFFFF, local)
                 for source in (0, graph.n // 2, graph.n - 1, 0):
                     assert compare(reference_distances(graph, source), machine.solve(source)), \
-                        (spec, delta, lookahead, workers, source)
+                        (spec, machine.delta, lookahead, workers, source)
 
 
 EMPTY_CHECK_RACE = (
@@ -252,13 +256,10 @@ def test_with_one_label_in_the_window_buckets_are_taken_in_order(local):
     out_of_order = 0
     for spec in MODEL_GRAPHS:
         graph = generate(spec)
-        top = int(max_weight(graph))
         for requested in (1, 20, 10**6):
-            delta = max(requested, top // (SLOTS - 1) + 1)
             for workers, batch in ((3, 4), (7, 2)):
                 for seed in range(5):
-                    machine = AsyncMachine(graph, delta, 1, cap=graph.n + workers * batch + 4, batch=batch,
-                                           workers=workers, seed=seed, local=local)
+                    machine = async_machine(graph, requested, 1, workers, batch, seed, local)
                     for source in (0, graph.n // 2, graph.n - 1):
                         assert compare(reference_distances(graph, source), machine.solve(source))
                     out_of_order += machine.out_of_order

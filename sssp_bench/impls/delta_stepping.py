@@ -112,7 +112,6 @@ class DeltaStepping(GpuSsspBase):
         self.per_arc_bytes = 8 if heavy else 0  # the light-first copy of the column ids and weights
         super().prepare(graph)
 
-
     def prepare_device(self) -> None:
         cp, graph, dgraph = self.cp, self.graph, self.dgraph
         n = graph.n

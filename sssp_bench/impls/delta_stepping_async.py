@@ -147,7 +147,6 @@ class DeltaSteppingAsync(GpuSsspBase):
             self.per_vertex_bytes = type(self).per_vertex_bytes + -(-fixed // graph.n)
         super().prepare(graph)
 
-
     def prepare_device(self) -> None:
         cp, n = self.cp, self.graph.n
         self._init = self.module.function("delta_async_init")

@@ -63,7 +63,6 @@ ERRORS = {1: "a level's capacity would overflow", 2: "the last level overflowed"
 ELEMENT_BYTES = 12  # int64 priority + int32 value
 
 
-
 def heap_elements(n: int, d: int) -> tuple[int, int]:
     """(levels, P_L): the level count and d(4^L - 1)/3, the elements of all signal buffers; buckets and scratch take
     3 P_L each."""
@@ -126,7 +125,6 @@ class ParDijkstra(GpuSsspBase):
                 f"level arrays") from None
         finally:
             self._sorted_columns = self._sorted_weights = None
-
 
     def prepare_device(self) -> None:
         cp, dgraph, n = self.cp, self.dgraph, self.graph.n

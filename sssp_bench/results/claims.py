@@ -80,7 +80,7 @@ def _parts_together(claiming: list[tuple[dict, pd.DataFrame, dict]]) -> list[tup
         groups.setdefault(config_key(entry[0]), []).append(entry)
     judged = []
     for members in groups.values():
-        together = _as_one_run(members) if len(members) > 1 else None
+        together = _as_one_run(members)  # a lone run adds up to itself
         if together is not None:
             judged.append((*together, members[0][2]))
         else:
@@ -113,6 +113,11 @@ def _as_one_run(members: list[tuple[dict, pd.DataFrame, dict]]) -> tuple[list[st
     return [str(manifest["run_id"]) for manifest, _, _ in ordered], pd.concat(kept, ignore_index=True)
 
 
+def _cells(frame: pd.DataFrame, name: str) -> list[tuple[str, str, str]]:
+    """(run id, graph, the `name` column) of each row."""
+    return list(zip(frame["run_id"].astype(str), frame["graph"], frame[name].astype(str)))
+
+
 class _Run:
     """One run's rows (or those of the parts of one split run), summary and verified times, and the variant a
     claim's name picks on a graph."""
@@ -122,15 +127,10 @@ class _Run:
         self.graphs = list(dict.fromkeys(rows["graph"]))
         self.variants = run_variants(rows)
         # only the solves these rows keep (a later part may have replaced an earlier run's cells)
-        solves = rows[rows["phase"] == "solve"]
-        keys = set(zip(solves["run_id"].astype(str), solves["graph"], solves["variant"].astype(str)))
-        times = times[times["run_id"].isin(run_ids)]
-        self.times = times[[key in keys for key in
-                            zip(times["run_id"].astype(str), times["graph"], times["variant"].astype(str))]]
-        labels = set(zip(self.times["run_id"].astype(str), self.times["graph"], self.times["label"].astype(str)))
-        summary = summary[summary["run_id"].isin(run_ids)]
-        self.summary = summary[[key in labels for key in
-                                zip(summary["run_id"].astype(str), summary["graph"], summary["variant"].astype(str))]]
+        kept = set(_cells(rows[rows["phase"] == "solve"], "variant"))
+        self.times = times[[cell in kept for cell in _cells(times, "variant")]]
+        labels = set(_cells(self.times, "label"))  # the summary names a variant by its label
+        self.summary = summary[[cell in labels for cell in _cells(summary, "variant")]]
 
     def ran(self, name: str) -> bool:
         """Whether the run included a variant `name` stands for (`run --variant` may have left it out)."""
