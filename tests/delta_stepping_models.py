@@ -193,8 +193,11 @@ class AsyncMachine:
                         yield
                         if self.busy[s] == 0:
                             yield
-                            if self.base == base:  # CAS
-                                self.base = base + 1
+                            # the tail again: a push and a release between the two reads above
+                            if self.tail[s] == tail:
+                                yield
+                                if self.base == base:  # CAS
+                                    self.base = base + 1
                     break
                 count = min(self.batch, tail - head)
                 yield

@@ -10,8 +10,10 @@
 // A worker warp: lane 0 reads base (the lowest label that may hold work) and takes up to 32 entries from the first
 // non-empty slot among labels base .. base + lookahead - 1 (the slot's busy count raised first, then a CAS on its
 // head, a few tries per slot); finding the slot of label base empty and no warp still working on its entries (busy),
-// it moves base on by one (CAS). Busy is raised before the head moves, so that taken entries are never uncounted:
-// the other order let base pass a batch just taken, and on through every label to the next busy slot.
+// and its tail unchanged when read again after busy, it moves base on by one (CAS). Busy is raised before the head
+// moves, so that taken entries are never uncounted: the other order let base pass a batch just taken, and on through
+// every label to the next busy slot. The tail is read again because a warp may push into the slot and release it
+// between the first reads and the busy read (the CPU model of the queue found it, in ring-only mode).
 // Each lane then waits for its cell's entry, and claims the vertex with a CAS of qb[v] (the label of v's live entry)
 // from the entry's label to NONE: a vertex pushed again since, to a lower label, has another live entry, and this
 // one is stale (skipped). The claim is followed by a fence and the distance read, and a pusher's distance atomicMin
@@ -281,7 +283,12 @@ delta_async_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __re
                                 if (j == 0) {
                                     __threadfence();  // head and tail before busy: see the taker's order below
                                     if (load_volatile(slots + AS_BUSY(s)) == 0ULL) {
-                                        atomicCAS(control + AS_BASE, base, base + 1ULL);  // label base is done
+                                        // the tail again: a warp may have pushed here and released its batch
+                                        // between the reads above (the pusher's tail is fenced before its release)
+                                        __threadfence();
+                                        if (load_volatile(slots + AS_TAIL(s)) == t) {
+                                            atomicCAS(control + AS_BASE, base, base + 1ULL);  // label base is done
+                                        }
                                     }
                                 }
                                 break;
