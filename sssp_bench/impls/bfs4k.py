@@ -260,8 +260,11 @@ class Bfs4k(GpuBfsBase):
         self.grid = self.resident_blocks(self._multi, self.block, 8 * self.hash_entries, sms, threads_per_sm)
 
         # single-block kernel: F and F' in shared memory beside the table (Figure 8a)
+        # At most n (the global buffers' capacity): the kernel copies F or F' (up to threshold entries, duplicates
+        # included) to a global buffer of n entries when it hands a level over or spills, and the multi-block
+        # kernel reads F[0, size) there; above n, buffer 0 ran into buffer 1 (F' over F) and buffer 1 past the end.
         room = BLOCK_SHARED_BYTES - VAR_BYTES - MIN_TABLE_BYTES
-        self.threshold = min(int(SINGLE_THREADS * p["k5"]), room // 8) if p["single_block"] else 0
+        self.threshold = min(int(SINGLE_THREADS * p["k5"]), room // 8, n) if p["single_block"] else 0
         single_table = nearest_pow2_below(BLOCK_SHARED_BYTES - VAR_BYTES - 8 * max(self.threshold, 0))
         self.single_entries = max(MIN_TABLE_BYTES // 8, single_table // 8)
         self.single_shared = 8 * self.single_entries + 8 * self.threshold
