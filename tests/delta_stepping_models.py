@@ -1,13 +1,16 @@
-"""Python models of the two GPU delta-stepping kernels' protocols, for tests/test_delta_stepping.py to run on the CPU.
+"""Python models of the GPU delta-stepping kernels' protocols, for tests/test_delta_stepping.py to run on the CPU.
 
-They mirror sssp_bench/impls/delta_stepping.cu and delta_stepping_async.cu step for step (kept in line by hand) and
-check the protocols' logic, not the CUDA: memory is sequentially consistent here, so fences are not tested.
+They mirror sssp_bench/impls/delta_stepping.cu, delta_stepping_async.cu and delta_stepping_cluster.cu step for step
+(kept in line by hand) and check the protocols' logic, not the CUDA: memory is sequentially consistent here, so
+fences are not tested.
 
 - `sync_steps`: the persistent kernel's step machine (light phases, heavy steps, splits; rotated control words, the
   far pile's flag, generation tags), each step's items taken in a random order.
 - `AsyncMachine`: the work queue of delta-stepping-async (ring slots with monotonic head and tail and lap parity,
   qb claims, the base window, busy counts, local queues, the pending count), with warps as generators that yield at
   every access to shared state and are scheduled at random, over several solves on one set of rings.
+- `cluster_levels`: delta_stepping_cluster.cu's level machine (per-block queues with spills, rotating count words,
+  the far pile's splits, stamps, hops), each level's groups in a random order, stale stamp reads on request.
 """
 
 from __future__ import annotations
@@ -301,3 +304,143 @@ class AsyncMachine:
                 held_slot, held = None, 0
                 del self.holding[me]
             self.pending -= taken
+
+
+def cluster_levels(graph, source: int, delta: int, rng: random.Random, blocks: int = 4, block_threads: int = 64,
+                   group: int = 4, queue_cap: int = 16, hops: int = 0, stale_stamps: float = 0.0,
+                   heavy_degree: int = 32):
+    """(distances, counters) by delta_stepping_cluster.cu's level machine: each block's two shared-memory queue
+    buffers of `queue_cap` entries (vertex, first arc, degree) and their counts rotating by level % 3, the spill and
+    its rotating count, the far pile's two buffers with counts and least distances rotating by epoch % 3, stamps and
+    far flags; a level's groups (one entry each, `hops` more vertices inside the level) run in a random order. With
+    `stale_stamps`, that fraction of stamp reads see the stamp as it was when the level began (a race between two
+    improvers of a vertex in the kernel: a duplicate entry, never a lost one)."""
+    n = graph.n
+    rows = np.asarray(graph.row_offsets)
+    columns = np.asarray(graph.column_ids)
+    weights = None if graph.weights is None else np.asarray(graph.weights)
+    no_stamp = 0xFFFFFFFF
+    dist = [INF] * n
+    dist[source] = 0
+    stamp = [no_stamp] * n
+    in_far = [0] * n
+    queues = [[[None] * queue_cap for _ in range(2)] for _ in range(blocks)]
+    counts = [[0, 0, 0] for _ in range(blocks)]
+    spill = [[], []]
+    spill_count = [0, 0, 0]
+    far = [[], []]
+    far_count = [0, 0, 0]
+    far_min = [INF] * 3
+    queues[0][0][0] = (source, int(rows[source]), int(rows[source + 1] - rows[source]))
+    counts[0][0] = 1
+    per_block = block_threads // group
+    thr, epoch, level = delta, 0, 0
+    counters = {"levels": 0, "splits": 0, "pops": 0, "near_pushes": 0, "far_pushes": 0, "spills": 0, "chained": 0}
+
+    def row(v):
+        return int(rows[v]), int(rows[v + 1])
+
+    def push_near(block, v, nxt, buffer):
+        slot = counts[block][nxt]
+        counts[block][nxt] += 1
+        counters["near_pushes"] += 1
+        begin, end = row(v)
+        if slot < queue_cap:
+            queues[block][buffer][slot] = (v, begin, end - begin)
+        else:  # a vertex alone, its row read by whoever relaxes it
+            index = spill_count[nxt]
+            spill_count[nxt] += 1
+            counters["spills"] += 1
+            if index < len(spill[buffer]):
+                spill[buffer][index] = v
+            else:
+                spill[buffer].append(v)
+
+    def push_far(v, d, pile, word):
+        index = far_count[word]
+        far_count[word] += 1
+        far_min[word] = min(far_min[word], d)
+        if index < len(far[pile]):
+            far[pile][index] = v
+        else:
+            far[pile].append(v)
+
+    while True:
+        now, nxt, buffer = level % 3, (level + 1) % 3, level & 1
+        clamped = [min(counts[j][now], queue_cap) for j in range(blocks)]
+        spilled = spill_count[now]
+        total = sum(clamped) + spilled
+        for j in range(blocks):
+            counts[j][(level + 2) % 3] = 0
+        spill_count[(level + 2) % 3] = 0
+        level_stamps = list(stamp) if stale_stamps else None
+        if total == 0:
+            count = far_count[epoch % 3]
+            if count == 0:
+                break
+            least = far_min[epoch % 3]
+            old_thr, new_thr = thr, thr + delta
+            if least != INF and (least // delta + 1) * delta > new_thr:
+                new_thr = (least // delta + 1) * delta
+            far_count[(epoch + 2) % 3] = 0
+            far_min[(epoch + 2) % 3] = INF
+            entries = list(far[epoch & 1][:count])
+            rng.shuffle(entries)
+            for v in entries:
+                d = dist[v]
+                keep, near = d >= new_thr, old_thr <= d < new_thr
+                if not keep:
+                    in_far[v] = 0
+                if near and stamp[v] != level:
+                    stamp[v] = level
+                    push_near(rng.randrange(blocks), v, nxt, (level + 1) & 1)
+                if keep:
+                    push_far(v, d, (epoch + 1) & 1, (epoch + 1) % 3)
+            thr = new_thr
+            epoch += 1
+            counters["splits"] += 1
+            level += 1
+            continue
+        own = all(c <= per_block for c in clamped) and spilled == 0
+        tasks = []  # (processing block, entry)
+        if own:
+            for j in range(blocks):
+                tasks += [(j, queues[j][buffer][i]) for i in range(clamped[j])]
+        else:
+            entries = [queues[j][buffer][i] for j in range(blocks) for i in range(clamped[j])]
+            entries += [(v, *row(v)[:1], row(v)[1] - row(v)[0]) for v in spill[buffer][:spilled]]
+            tasks = [((index // per_block) % blocks, entry) for index, entry in enumerate(entries)]
+        rng.shuffle(tasks)
+        for block, (u, begin, degree) in tasks:
+            counters["pops"] += 1
+            end = begin + degree
+            for hop in range(hops + 1):
+                du = dist[u]
+                kept = None
+                for e in range(begin, end):
+                    v = int(columns[e])
+                    c = du + (1 if weights is None else int(weights[e]))
+                    stale = level_stamps is not None and rng.random() < stale_stamps
+                    seen = level_stamps[v] if stale else stamp[v]
+                    flagged = in_far[v]
+                    if not c < dist[v]:
+                        continue
+                    dist[v] = c
+                    if c < thr and seen != level:
+                        if kept is None and hop < hops and end - begin <= heavy_degree:  # a warp's vertex: no hop
+                            kept = v
+                        else:
+                            stamp[v] = level
+                            push_near(block, v, nxt, (level + 1) & 1)
+                    elif c >= thr and flagged == 0:
+                        in_far[v] = 1
+                        counters["far_pushes"] += 1
+                        push_far(v, c, epoch & 1, epoch % 3)
+                if kept is None:
+                    break
+                u = kept
+                begin, end = row(u)
+                counters["chained"] += 1
+        level += 1
+    counters["levels"] = level
+    return canonical(dist), counters

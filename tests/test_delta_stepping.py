@@ -24,14 +24,14 @@ from sssp_bench.graph.csr import from_arcs
 from sssp_bench.graph.generators import generate, parse_spec
 from sssp_bench.graph.weights import apply_weights
 from sssp_bench.gpu.runtime import module_source
-from sssp_bench.impls import canonical_distances, delta_stepping, delta_stepping_async
+from sssp_bench.impls import canonical_distances, delta_stepping, delta_stepping_async, delta_stepping_cluster
 from sssp_bench.kernels.delta_stepping import HEAVY_DEGREE
 from sssp_bench.kernels.arrays import kernel_arrays
 from sssp_bench.kernels.delta_stepping import default_delta, light_first, max_weight
 from sssp_bench.run.config import load_config
 from sssp_bench.run.verify import certificate, compare, reference_distances
 
-from delta_stepping_models import SLOTS, AsyncMachine, sync_steps
+from delta_stepping_models import SLOTS, AsyncMachine, cluster_levels, sync_steps
 from gpu_battery import GENERATED, NEGATIVE, some_sources
 
 NAME = "cpu-delta-stepping"
@@ -217,6 +217,23 @@ def test_the_persistent_kernels_step_machine(spec):
             assert splits >= buckets - 1 and light >= buckets
 
 
+@pytest.mark.parametrize("spec", MODEL_GRAPHS + GENERATED[:3])
+def test_the_cluster_kernels_level_machine(spec):
+    # tiny queues (most levels spill and deal the blocks' queues out), hops inside a level, stale stamp reads
+    # (duplicate entries in the queues and the far pile), deltas from 1 to above every distance
+    graph = generate(spec)
+    rng = random.Random(spec)
+    for delta in (1, default_delta(graph), 2**40):
+        for queue_cap, hops, stale in ((16, 0, 0.0), (2, 0, 0.3), (16, 3, 0.0), (3, 2, 0.5)):
+            for source in some_sources(graph, 2):
+                distances, counters = cluster_levels(graph, source, delta, rng, queue_cap=queue_cap, hops=hops,
+                                                     stale_stamps=stale, heavy_degree=8)
+                assert compare(reference_distances(graph, source), distances), (spec, delta, queue_cap, hops, source)
+                assert counters["pops"] == counters["near_pushes"] + 1  # every near entry relaxed once
+                assert counters["levels"] > counters["splits"]
+                assert (counters["chained"] == 0) if hops == 0 else True
+
+
 def async_machine(graph, requested, lookahead, workers, batch, seed, local):
     """The async queue's model at delta `requested` as effective_delta raises it, on rings barely larger than a
     graph's worth (several solves on them wrap their laps)."""
@@ -325,6 +342,20 @@ def test_the_gpu_variants_are_registered_with_their_parameters():
     assert set(asynchronous.parameters) == {"count_relaxations", "delta", "lookahead", "heavy_degree", "local_queue",
                                             "blocks_per_sm", "timeout_s"}
     assert sync.parameters["heavy_degree"].default == HEAVY_DEGREE == 32
+    cluster = impls.get("delta-stepping-cluster")
+    assert cluster.device == "gpu" and not cluster.negative_weights and (IMPLS / cluster.cu_file).is_file()
+    assert set(cluster.parameters) == {"count_relaxations", "delta", "cluster_size", "block", "heavy_degree",
+                                       "lanes_per_vertex", "hops", "queue_entries"}
+    ok, why = cluster.available()
+    assert ok or why  # without a Hopper GPU it says why
+
+
+def test_the_cluster_variant_picks_its_lanes_and_delta_from_the_graph():
+    road, rmat = generate("road:n=5000,seed=10"), generate("rmat:n=4096,m=65536,seed=3")
+    assert delta_stepping_cluster.lanes_for(road) == 4 and delta_stepping_cluster.lanes_for(rmat) == 16
+    assert delta_stepping_cluster.lanes_for(from_arcs(3, [0], [1], [1])) == 1
+    assert abs(default_delta(road, sparse_factor=delta_stepping_cluster.SPARSE_FACTOR) - 2 * default_delta(road)) <= 1
+    assert default_delta(rmat, sparse_factor=delta_stepping_cluster.SPARSE_FACTOR) == default_delta(rmat)
 
 
 @pytest.mark.parametrize("name, bad", [
@@ -333,6 +364,10 @@ def test_the_gpu_variants_are_registered_with_their_parameters():
     ("delta-stepping-async", {"lookahead": 64}), ("delta-stepping-async", {"blocks_per_sm": -1}),
     ("delta-stepping-async", {"timeout_s": 0}), ("delta-stepping", {"delta": 1.5}),
     ("delta-stepping", {"blocks_per_sm": -1}),
+    ("delta-stepping-cluster", {"delta": -1}), ("delta-stepping-cluster", {"cluster_size": 3}),
+    ("delta-stepping-cluster", {"block": 128}), ("delta-stepping-cluster", {"lanes_per_vertex": 3}),
+    ("delta-stepping-cluster", {"hops": -1}), ("delta-stepping-cluster", {"queue_entries": -1}),
+    ("delta-stepping-cluster", {"heavy_degree": -1}),
 ])
 def test_gpu_parameters_are_validated(name, bad):
     with pytest.raises(ConfigError):
@@ -357,6 +392,20 @@ def test_the_status_words_match_the_kernels():
     assert (words["AS_SLOTS"], words["AS_LINE"], words["AS_CONTROL_WORDS"], words["AS_BLOCK"]) == \
         (SLOTS, delta_stepping_async.AS_LINE, delta_stepping_async.AS_CONTROL_WORDS, delta_stepping_async.AS_BLOCK)
     assert words["AS_PENDING"] % words["AS_LINE"] == 0 and words["AS_ABORT"] % words["AS_LINE"] == 0
+    cluster = defines("delta_stepping_cluster.cu")
+    assert [cluster[name] for name in ("DSC_LEVELS", "DSC_SPLITS", "DSC_POPS", "DSC_NEAR_PUSHES", "DSC_FAR_PUSHES",
+                                       "DSC_SPILLS", "DSC_MAX_FRONTIER", "DSC_ABORTED", "DSC_CHAINED",
+                                       "DSC_PROFILE_BARRIER", "DSC_PROFILE_COUNTS", "DSC_PROFILE_WORK")] == [
+        delta_stepping_cluster.DSC_LEVELS, delta_stepping_cluster.DSC_SPLITS, delta_stepping_cluster.DSC_POPS,
+        delta_stepping_cluster.DSC_NEAR_PUSHES, delta_stepping_cluster.DSC_FAR_PUSHES, delta_stepping_cluster.DSC_SPILLS,
+        delta_stepping_cluster.DSC_MAX_FRONTIER, delta_stepping_cluster.DSC_ABORTED, delta_stepping_cluster.DSC_CHAINED,
+        delta_stepping_cluster.DSC_PROFILE_BARRIER, delta_stepping_cluster.DSC_PROFILE_COUNTS,
+        delta_stepping_cluster.DSC_PROFILE_WORK]
+    assert cluster["DSC_WORDS"] == delta_stepping_cluster.DSC_WORDS > delta_stepping_cluster.DSC_PROFILE_WORK
+    assert cluster["DSC_CONTROL_WORDS"] == delta_stepping_cluster.DSC_CONTROL_WORDS
+    assert (cluster["DSC_CLUSTER"], cluster["DSC_BLOCK"]) == (delta_stepping_cluster.PORTABLE_CLUSTER,
+                                                              delta_stepping_cluster.DeltaSteppingCluster.parameters[
+                                                                  "block"].default)
 
 
 def test_the_async_delta_keeps_labels_inside_the_ring_window():

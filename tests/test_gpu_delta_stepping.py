@@ -1,4 +1,4 @@
-"""delta-stepping and delta-stepping-async on a GPU (marker `gpu`): against the CPU reference and the certificate on
+"""delta-stepping, delta-stepping-async and delta-stepping-cluster on a GPU (marker `gpu`): against the CPU reference and the certificate on
 the shared battery, with small and large deltas, heavy_degree 0, 1 and huge, the lookahead window's extremes, the
 barrier fallbacks, many solves on one preparation (the async rings carry over and wrap), the abort path, counters,
 USA-road-d.NY when present, and a run through the runner.
@@ -33,7 +33,7 @@ from runs import make_config, run_rows, solves_all_ok  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
-VARIANTS = ["delta-stepping", "delta-stepping-async"]
+VARIANTS = ["delta-stepping", "delta-stepping-async", "delta-stepping-cluster"]
 
 
 def check(name, graph, sources, **params):
@@ -225,3 +225,54 @@ def test_a_tiny_run_through_the_runner(tmp_path):
     gpu_rows = [row for row in solves if row["device"] == "gpu"]
     assert len(gpu_rows) == 2 * 2 * 4
     assert all(row["certificate"] is True for row in solves)
+
+
+@pytest.mark.parametrize("cluster_size", [1, 2, 4, 16])
+@pytest.mark.parametrize("spec", ["rmat:n=4096,m=65536,seed=3", "road:n=5000,seed=10", "grid:rows=40,cols=50,seed=5"])
+def test_cluster_sizes_give_the_same_distances(spec, cluster_size):
+    graph = generate(spec)
+    check("delta-stepping-cluster", graph, some_sources(graph, 3), cluster_size=cluster_size)
+    check("delta-stepping-cluster", graph, some_sources(graph, 2), cluster_size=cluster_size, delta=1, block=1024)
+
+
+@pytest.mark.parametrize("spec", ["rmat:n=4096,m=65536,seed=3", "road:n=5000,seed=10", "star:n=2000,seed=7"])
+def test_cluster_queues_that_spill_to_global_memory(spec):
+    # a few entries per block: most levels spill, and the cluster deals out blocks' queues and the spill together
+    graph = generate(spec)
+    results = check("delta-stepping-cluster", graph, some_sources(graph, 3), queue_entries=4)
+    assert any(counters["spills"] > 0 for _, _, counters, _ in results)
+
+
+def test_cluster_counters_describe_the_levels():
+    graph = generate("road:n=5000,seed=10")
+    implementation = impls.get("delta-stepping-cluster")(count_relaxations=True)
+    implementation.prepare(graph)
+    try:
+        result = implementation.solve(0)
+        counters = assert_relax_counters(result)
+        reached = int(np.isfinite(canonical_distances(result)).sum())
+        assert counters["pops"] >= reached  # each reached vertex relaxed at least once
+        assert counters["pops"] == counters["near_pushes"] + 1  # every near entry is relaxed once, and the source
+        assert counters["iterations"] == 1 and counters["levels"] > counters["splits"] >= 1
+        assert counters["delta"] == default_delta(graph, sparse_factor=64) and counters["cluster_size"] == 8
+        assert counters["profile_work_ms"] > 0 and counters["profile_barrier_ms"] > 0
+    finally:
+        implementation.teardown()
+
+
+@pytest.mark.parametrize("lanes", [1, 2, 8, 32])
+@pytest.mark.parametrize("spec", ["rmat:n=4096,m=65536,seed=3", "road:n=5000,seed=10", "star:n=2000,seed=7"])
+def test_cluster_lanes_per_vertex(spec, lanes):
+    graph = generate(spec)
+    check("delta-stepping-cluster", graph, some_sources(graph, 3), lanes_per_vertex=lanes)
+    check("delta-stepping-cluster", graph, some_sources(graph, 2), lanes_per_vertex=lanes, heavy_degree=0, delta=1)
+
+
+@pytest.mark.parametrize("hops", [1, 4, 64])
+@pytest.mark.parametrize("spec", ["road:n=5000,seed=10", "grid:rows=40,cols=50,seed=5", "chain:n=700,seed=6",
+                                  "rmat:n=4096,m=65536,seed=3"])
+def test_cluster_hops_inside_a_level(spec, hops):
+    graph = generate(spec)
+    results = check("delta-stepping-cluster", graph, some_sources(graph, 3), hops=hops)
+    assert any(counters["chained"] > 0 for _, _, counters, _ in results)
+    check("delta-stepping-cluster", graph, some_sources(graph, 2), hops=hops, delta=1, queue_entries=4)

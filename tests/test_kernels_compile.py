@@ -66,7 +66,8 @@ def test_every_kernel_the_python_side_looks_up_is_defined_extern_c(cu_file):
     """The names a module passes to `function("...")` exist as extern "C" kernels in its source (headers too), and
     the kernel template instances it names (`"kernel<true, false>"`, NVRTC name expressions) as kernel templates."""
     source, _ = module_source(cu_file)
-    defined = set(re.findall(r'extern\s+"C"\s+__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s+)?(\w+)', source))
+    defined = set(re.findall(r'extern\s+"C"\s+__global__\s+void\s+(?:__cluster_dims__\([^)]*\)\s+)?'
+                             r'(?:__launch_bounds__\([^)]*\)\s+)?(\w+)', source))
     module = cu_file.with_suffix(".py")
     templates = set(re.findall(r"template\s*<[^>]*>\s*__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s+)?(\w+)\(",
                                source))

@@ -113,12 +113,17 @@ class GpuImplementation(Implementation):
         self.cp = runtime.cupy_module()
         cu_path = Path(__file__).with_name(self.cu_file)
         if self.cooperative_modes is None:
-            self.module, self.launch_mode = runtime.load_module(cu_path, self.name_expressions), "plain"
+            self.module = runtime.load_module(cu_path, self.name_expressions, self.module_options())
+            self.launch_mode = "plain"
         else:  # launch_mode: the name of the mode that compiled here
             self.module, self.launch_mode = runtime.load_cooperative_module(cu_path, modes=self.cooperative_modes)
         self.dgraph = runtime.device_graph(graph, self.per_vertex_bytes, self.per_arc_bytes, who=self.name)
         self.words = self.cp.zeros(self.status_words, dtype=np.uint64)
         self.readback = runtime.HostReadback(self.words)
+
+    def module_options(self) -> tuple[str, ...]:
+        """Subclasses: compile options of a plain module beyond the shared ones (e.g. -D sizes)."""
+        return ()
 
     def prepare_device(self) -> None:
         """Subclasses: kernels and working arrays beyond the result array."""
