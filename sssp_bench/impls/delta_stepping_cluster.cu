@@ -41,11 +41,8 @@
 #define DSC_NO_STAMP 0xffffffffu
 
 // control[] (word_t), one 128-byte line each
-#define DSC_SPILL_COUNT(i) ((i) * 16)        // near entries spilled to global memory, by level % 3
 #define DSC_FAR_COUNT(i) (48 + (i) * 16)     // far pile entries, by epoch % 3
 #define DSC_FAR_MIN(i) (96 + (i) * 16)       // least distance pushed to (or kept on) the far pile, by epoch % 3
-#define DSC_ABORT(i) (144 + (i) * 16)        // why the solve stops early, by level % 3 (1: the spill would have
-                                             // overflowed; 2: the far pile; 3: too many levels for the stamps)
 #define DSC_CONTROL_WORDS 192
 // words[] (status words read back once per solve): common.cuh's, then these
 #define DSC_LEVELS 8       // levels run (splits included)
@@ -95,6 +92,20 @@ __device__ __forceinline__ unsigned long long load_remote_u64(unsigned address) 
     return value;
 }
 
+// Atomics on another block's shared memory (an address from remote_address).
+__device__ __forceinline__ unsigned long long atomic_add_remote(unsigned address, unsigned long long value) {
+    unsigned long long old;
+    asm volatile("atom.shared::cluster.add.u64 %0, [%1], %2;" : "=l"(old) : "r"(address), "l"(value) : "memory");
+    return old;
+}
+
+__device__ __forceinline__ unsigned set_remote_once(unsigned address, unsigned value) {  // 0 -> value: first wins
+    unsigned old;
+    asm volatile("atom.shared::cluster.cas.b32 %0, [%1], %2, %3;"
+                 : "=r"(old) : "r"(address), "r"(0u), "r"(value) : "memory");
+    return old;
+}
+
 __device__ __forceinline__ word_t load_word(const word_t* p) { return *(const volatile word_t*)p; }
 
 __device__ __forceinline__ long long warp_min(long long value) {
@@ -112,11 +123,11 @@ struct Level {
     unsigned* degree_next;
     unsigned* count_next;      // and its count (may pass queue_cap: the rest spilled)
     vertex_t* spill_next;      // the next level's spill, and its count
-    word_t* spill_count_next;
+    unsigned spill_count_next;  // block 0's shared-memory words (remote addresses): the next spill's count
+    unsigned abort_next;        // and the abort reason seen at the next level
     vertex_t* far_pile;        // the far pile of this epoch, its count and least distance
     word_t* far_count;
     word_t* far_min;
-    word_t* abort_word;
     long long spill_cap, far_cap, thr;
     unsigned queue_cap, stamp;  // stamp: the level's tag
     unsigned long long attempts, improved, near_pushes, far_pushes, spills;
@@ -144,12 +155,12 @@ __device__ __forceinline__ void push_near(bool push, vertex_t v, offset_t begin,
     if (spillers == 0u) return;
     int first = __ffs(spillers) - 1;
     word_t base = 0;
-    if (lane == first) base = atomicAdd(l.spill_count_next, (word_t)__popc(spillers));
+    if (lane == first) base = atomic_add_remote(l.spill_count_next, (unsigned long long)__popc(spillers));
     base = __shfl_sync(DSC_FULL, base, first);
     if (spill) {
         word_t index = base + __popc(spillers & ((1u << lane) - 1u));
         if ((long long)index < l.spill_cap) __stcg(l.spill_next + index, v);
-        else atomicCAS(l.abort_word, 0ULL, 1ULL);
+        else set_remote_once(l.abort_next, 1u);
         ++l.spills;
     }
 }
@@ -169,7 +180,7 @@ __device__ __forceinline__ void push_far(bool push, vertex_t v, dist_t c, Level&
     if (push) {
         word_t index = base + __popc(pushers & ((1u << lane) - 1u));
         if ((long long)index < l.far_cap) __stcg(l.far_pile + index, v);
-        else atomicCAS(l.abort_word, 0ULL, 2ULL);
+        else set_remote_once(l.abort_next, 2u);
         ++l.far_pushes;
     }
 }
@@ -201,10 +212,20 @@ dsc_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__
     unsigned* s_queue = (unsigned*)(s_begin + 2 * queue_cap);
     unsigned* s_degree = s_queue + 2 * queue_cap;
     __shared__ unsigned s_count[3];        // this block's queue counts, by level % 3
+    // block 0's alone (the others' stay unused), by level % 3: the spill's count and why the solve stops early (1: the
+    // spill would have overflowed; 2: the far pile; 3: too many levels for the stamps). In shared memory: every thread
+    // reads them after every barrier, and so no level reads global memory before its work (the count phase was no
+    // shorter for it on an H200, 0.6 to 0.7 us a level either way: the remote reads themselves cost that).
+    __shared__ unsigned long long s_spilled[3];
+    __shared__ unsigned s_abort[3];
     __shared__ unsigned long long s_work[2];  // the profile: the level's longest warp work, by level & 1
     const unsigned rank = cluster_rank();
     const int tid = threadIdx.x, lane = tid & 31, part = tid % group;  // group: lanes per entry, a power of 2
-    if (tid < 3) s_count[tid] = 0u;
+    if (tid < 3) {
+        s_count[tid] = 0u;
+        s_spilled[tid] = 0ULL;
+        s_abort[tid] = 0u;
+    }
     if (tid < 2) s_work[tid] = 0ULL;
     const bool profile = count_relaxations && cluster_rank() == 0;
     long long work_started = 0, barrier_cycles = 0, count_cycles = 0, work_cycles = 0;
@@ -253,25 +274,25 @@ dsc_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__
             every_one_fits = every_one_fits && counts[j] <= per_block;
             if ((unsigned)j == rank) own_count = counts[j];
         }
-        const unsigned long long spilled = load_word(control + DSC_SPILL_COUNT(now));
+        const unsigned long long spilled = load_remote_u64(remote_address(&s_spilled[now], 0u));
         const unsigned long long total = in_blocks + spilled;
-        const word_t aborted = load_word(control + DSC_ABORT(now));
+        const unsigned aborted = load_remote(remote_address(&s_abort[now], 0u));
         if (tid == 0) s_count[(level + 2) % 3] = 0u;  // read by nobody until it is the next level's count again
         if (rank == 0 && tid == 0) {
-            control[DSC_SPILL_COUNT((level + 2) % 3)] = 0ULL;
-            control[DSC_ABORT((level + 2) % 3)] = 0ULL;
+            s_spilled[(level + 2) % 3] = 0ULL;
+            s_abort[(level + 2) % 3] = 0u;
         }
-        l.abort_word = control + DSC_ABORT(next);
+        l.abort_next = remote_address(&s_abort[next], 0u);
         l.queue_next = s_queue + ((level + 1) & 1) * (unsigned)queue_cap;
         l.begin_next = s_begin + ((level + 1) & 1) * (unsigned)queue_cap;
         l.degree_next = s_degree + ((level + 1) & 1) * (unsigned)queue_cap;
         l.count_next = &s_count[next];
         l.spill_next = spill + (long long)((level + 1) & 1) * spill_cap;
-        l.spill_count_next = control + DSC_SPILL_COUNT(next);
+        l.spill_count_next = remote_address(&s_spilled[next], 0u);
         l.stamp = level;
-        if (aborted != 0ULL) break;
+        if (aborted != 0u) break;
         if (level == DSC_NO_STAMP - 1u) {  // the next level's tag would be the empty stamp (2^32 - 1 levels)
-            if (rank == 0 && tid == 0) atomicCAS(l.abort_word, 0ULL, 3ULL);
+            if (rank == 0 && tid == 0) set_remote_once(l.abort_next, 3u);
             continue;
         }
         if (profile && lane == 0) {
@@ -447,6 +468,6 @@ dsc_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__
         words[DSC_PROFILE_BARRIER] = (word_t)barrier_cycles;
         words[DSC_PROFILE_COUNTS] = (word_t)count_cycles;
         words[DSC_PROFILE_WORK] = (word_t)work_cycles;
-        words[DSC_ABORTED] = load_word(control + DSC_ABORT(level % 3));
+        words[DSC_ABORTED] = s_abort[level % 3];
     }
 }
