@@ -397,7 +397,8 @@ def test_the_status_words_match_the_kernels():
                                        "DSC_SPILLS", "DSC_MAX_FRONTIER", "DSC_ABORTED", "DSC_CHAINED",
                                        "DSC_PROFILE_BARRIER", "DSC_PROFILE_COUNTS", "DSC_PROFILE_WORK")] == [
         delta_stepping_cluster.DSC_LEVELS, delta_stepping_cluster.DSC_SPLITS, delta_stepping_cluster.DSC_POPS,
-        delta_stepping_cluster.DSC_NEAR_PUSHES, delta_stepping_cluster.DSC_FAR_PUSHES, delta_stepping_cluster.DSC_SPILLS,
+        delta_stepping_cluster.DSC_NEAR_PUSHES, delta_stepping_cluster.DSC_FAR_PUSHES,
+        delta_stepping_cluster.DSC_SPILLS,
         delta_stepping_cluster.DSC_MAX_FRONTIER, delta_stepping_cluster.DSC_ABORTED, delta_stepping_cluster.DSC_CHAINED,
         delta_stepping_cluster.DSC_PROFILE_BARRIER, delta_stepping_cluster.DSC_PROFILE_COUNTS,
         delta_stepping_cluster.DSC_PROFILE_WORK]

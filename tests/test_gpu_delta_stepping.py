@@ -1,9 +1,10 @@
-"""delta-stepping, delta-stepping-async and delta-stepping-cluster on a GPU (marker `gpu`): against the CPU reference and the certificate on
-the shared battery, with small and large deltas, heavy_degree 0, 1 and huge, the lookahead window's extremes, the
-barrier fallbacks, many solves on one preparation (the async rings carry over and wrap), the abort path, counters,
-USA-road-d.NY when present, and a run through the runner.
+"""delta-stepping, delta-stepping-async and delta-stepping-cluster on a GPU (marker `gpu`): against the CPU reference
+and the certificate on the shared battery, with small and large deltas, heavy_degree 0, 1 and huge, the lookahead
+window's extremes, the barrier fallbacks, many solves on one preparation (the async rings carry over and wrap), the
+abort path, counters, the cluster variant's cluster sizes, lanes, hops and spills, USA-road-d.NY when present, and a
+run through the runner.
 
-tests/test_gpu_impls.py also runs both at their defaults on its battery (every registered GPU implementation).
+tests/test_gpu_impls.py also runs all three at their defaults on its battery (every registered GPU implementation).
 Skipped without CuPy (module-level importorskip) and without a usable GPU (gpu_battery's autouse fixture).
 """
 

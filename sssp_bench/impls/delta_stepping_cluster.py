@@ -39,12 +39,19 @@ fails the solve with a RuntimeError naming the reason, as does a solve of 2^32 -
 
 Non-negative weights only (UnsupportedGraphError otherwise); int32 or unit weights (float32 refused). Distances
 int64, unreached INT64_MAX.
-Counters: `iterations` (1: one launch), `levels` (splits included), `splits`, `pops` (near entries relaxed), `near_pushes`,
-`far_pushes`, `spills` (near entries past a block's shared-memory queue), `chained` (vertices relaxed as hops inside a level), `max_frontier`, `delta`, `cluster_size`,
-`queue_cap` (a block's shared-memory queue), `lanes_per_vertex`; with count_relaxations, relax attempts and relaxations (one entry per
-solve) and block 0's level profile at the SM clock (`profile_barrier_ms`: its threads' wait at the level barriers,
-which holds the wait for the slowest warp of the cluster; `profile_counts_ms`: reading the queues' counts and
-deciding after it; `profile_work_ms`: the longest of its warps' work per level, summed).
+Counters: `iterations` (1: one launch), `levels` (splits included), `splits`, `pops` (near entries relaxed),
+`near_pushes`, `far_pushes`, `spills` (near entries past a block's shared-memory queue), `chained` (vertices relaxed
+as hops inside a level), `max_frontier`, `delta`, `cluster_size`, `queue_cap` (a block's shared-memory queue),
+`lanes_per_vertex`; with count_relaxations, relax attempts and relaxations (one entry per solve) and block 0's level
+profile at the SM clock (`profile_barrier_ms`: its threads' wait at the level barriers, which holds the wait for the
+slowest warp of the cluster; `profile_counts_ms`: reading the queues' counts and deciding after it;
+`profile_work_ms`: the longest of its warps' work per level, summed).
+
+Measured on an H200 (experiments/course/measured/2026-11-26-h200-issue23-cluster, 100 sources): USA-road-d.NY
+5.64 ms and road-2M 13.5 ms, the fastest GPU variant on both (hbf 6.66 and 15.9, delta-stepping-async 6.41 and
+15.4); grid-2M 21.2 ms, where delta-stepping-async (18.6) is faster. A level costs about 4 us on NY (barrier 1,
+count reads 0.6, one round of entries 2.5): the notes have the profile, and why hops (fewer, longer levels) and 16
+blocks were slower.
 """
 
 from __future__ import annotations
@@ -62,7 +69,8 @@ from .base import Parameter, SolveResult
 from .gpu_common import COUNT_RELAXATIONS, W_ATTEMPTS, W_RELAXATIONS, GpuSsspBase
 
 DSC_CONTROL_WORDS = 192
-DSC_LEVELS, DSC_SPLITS, DSC_POPS, DSC_NEAR_PUSHES, DSC_FAR_PUSHES, DSC_SPILLS, DSC_MAX_FRONTIER, DSC_ABORTED = range(8, 16)
+DSC_LEVELS, DSC_SPLITS, DSC_POPS, DSC_NEAR_PUSHES = 8, 9, 10, 11
+DSC_FAR_PUSHES, DSC_SPILLS, DSC_MAX_FRONTIER, DSC_ABORTED = 12, 13, 14, 15
 DSC_CHAINED, DSC_PROFILE_BARRIER, DSC_PROFILE_COUNTS, DSC_PROFILE_WORK = 16, 17, 18, 19
 DSC_WORDS = 24
 """Sizes and status words of delta_stepping_cluster.cu."""
@@ -192,16 +200,18 @@ class DeltaSteppingCluster(GpuSsspBase):
             np.int32(1 if self.dgraph.unit_weights else 0), self.dist, self.stamp, self.in_far, self.spill, self.far,
             self.control, self.words, np.int64(source), np.int64(self.delta), np.int64(self.capacity),
             np.int64(self.capacity), np.int32(self.queue_cap), np.int64(self.params["heavy_degree"]),
-            np.int32(self.lanes), np.int32(self.params["hops"]), np.int32(1 if self.counting() else 0)), shared_mem=self.shared_bytes)
+            np.int32(self.lanes), np.int32(self.params["hops"]), np.int32(1 if self.counting() else 0)),
+            shared_mem=self.shared_bytes)
         words = self.read_words(source)
         aborted = int(words[DSC_ABORTED])
         if aborted:
             raise RuntimeError(f"{self.name}: the solve from {source} failed: "
                                f"{ABORT_REASONS.get(aborted, f'abort reason {aborted}')}")
         counters: dict[str, Any] = {
-            "iterations": 1, "levels": int(words[DSC_LEVELS]), "splits": int(words[DSC_SPLITS]), "pops": int(words[DSC_POPS]),
-            "near_pushes": int(words[DSC_NEAR_PUSHES]), "far_pushes": int(words[DSC_FAR_PUSHES]),
-            "spills": int(words[DSC_SPILLS]), "chained": int(words[DSC_CHAINED]), "max_frontier": int(words[DSC_MAX_FRONTIER]), "delta": self.delta,
+            "iterations": 1, "levels": int(words[DSC_LEVELS]), "splits": int(words[DSC_SPLITS]),
+            "pops": int(words[DSC_POPS]), "near_pushes": int(words[DSC_NEAR_PUSHES]),
+            "far_pushes": int(words[DSC_FAR_PUSHES]), "spills": int(words[DSC_SPILLS]),
+            "chained": int(words[DSC_CHAINED]), "max_frontier": int(words[DSC_MAX_FRONTIER]), "delta": self.delta,
             "cluster_size": self.params["cluster_size"], "queue_cap": self.queue_cap, "lanes_per_vertex": self.lanes,
         }
         if self.counting():
