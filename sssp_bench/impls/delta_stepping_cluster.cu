@@ -133,6 +133,16 @@ struct Level {
     unsigned long long attempts, improved, near_pushes, far_pushes, spills;
 };
 
+// Where the lanes in `lanes` reserved cells from `base` on in `buffer` (one each, in lane order): the calling lane's
+// v into its cell when `mine`; a cell past `cap` is not written, and the solve stops with the abort `reason`.
+__device__ __forceinline__ void store_reserved(bool mine, unsigned lanes, word_t base, vertex_t v, vertex_t* buffer,
+                                               long long cap, unsigned reason, Level& l) {
+    if (!mine) return;
+    word_t index = base + __popc(lanes & ((1u << (threadIdx.x & 31)) - 1u));
+    if ((long long)index < cap) __stcg(buffer + index, v);
+    else set_remote_once(l.abort_next, reason);
+}
+
 // Pushes v (its arcs [begin, end)) onto the next near queue for the lanes with `push` (warp-aggregated: one shared
 // atomic per warp; what does not fit the block's queue goes to the spill, as a vertex alone). All 32 lanes call.
 __device__ __forceinline__ void push_near(bool push, vertex_t v, offset_t begin, offset_t end, Level& l) {
@@ -157,12 +167,8 @@ __device__ __forceinline__ void push_near(bool push, vertex_t v, offset_t begin,
     word_t base = 0;
     if (lane == first) base = atomic_add_remote(l.spill_count_next, (unsigned long long)__popc(spillers));
     base = __shfl_sync(DSC_FULL, base, first);
-    if (spill) {
-        word_t index = base + __popc(spillers & ((1u << lane) - 1u));
-        if ((long long)index < l.spill_cap) __stcg(l.spill_next + index, v);
-        else set_remote_once(l.abort_next, 1u);
-        ++l.spills;
-    }
+    store_reserved(spill, spillers, base, v, l.spill_next, l.spill_cap, 1u, l);
+    l.spills += spill ? 1 : 0;
 }
 
 // Pushes v (now at distance c) onto the far pile for the lanes with `push`. All 32 lanes call.
@@ -177,12 +183,8 @@ __device__ __forceinline__ void push_far(bool push, vertex_t v, dist_t c, Level&
         atomicMin(l.far_min, (word_t)least);
     }
     base = __shfl_sync(DSC_FULL, base, leader);
-    if (push) {
-        word_t index = base + __popc(pushers & ((1u << lane) - 1u));
-        if ((long long)index < l.far_cap) __stcg(l.far_pile + index, v);
-        else set_remote_once(l.abort_next, 2u);
-        ++l.far_pushes;
-    }
+    store_reserved(push, pushers, base, v, l.far_pile, l.far_cap, 2u, l);
+    l.far_pushes += push ? 1 : 0;
 }
 
 // Per solve: distances, stamps, far flags, the control and status words.

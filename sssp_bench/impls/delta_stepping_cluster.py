@@ -113,8 +113,8 @@ class DeltaSteppingCluster(GpuSsspBase):
     negative_weights = False
     parameters = {
         "count_relaxations": COUNT_RELAXATIONS,
-        "delta": Parameter(int, 0, "bucket width; 0: C x average weight / average out-degree, C = 32 when the "
-                           "average out-degree is below 5, else 4"),
+        "delta": Parameter(int, 0, "bucket width; 0: C x average weight / average out-degree, C = 64 (twice the "
+                           "other delta-stepping variants') when the average out-degree is below 5, else 4"),
         "cluster_size": Parameter(int, PORTABLE_CLUSTER, "blocks in the cluster (each on its own SM); 16 is a "
                                   "non-portable size the driver may refuse", CLUSTER_SIZES),
         "block": Parameter(int, 512, "threads per block", BLOCKS),
