@@ -33,14 +33,6 @@ __device__ __forceinline__ unsigned long long warp_sum(unsigned long long value)
     return value;
 }
 
-__device__ __forceinline__ unsigned long long warp_min(unsigned long long value) {
-    for (int offset = 16; offset > 0; offset >>= 1) {
-        unsigned long long other = __shfl_down_sync(FULL_MASK, value, offset);
-        if (other < value) value = other;
-    }
-    return value;
-}
-
 // Adds a count and lowers a "first offender" word: one atomic each per warp, and none when there is nothing.
 __device__ __forceinline__ void add_offences(word_t* words, int count_word, int first_word,
                                              unsigned long long count, unsigned long long first) {

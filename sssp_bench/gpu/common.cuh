@@ -73,6 +73,17 @@ __device__ __forceinline__ T warp_inclusive_sum(T value) {
     return value;
 }
 
+// The least `value` over the lanes of the calling warp, in every lane (every lane of the warp calls it).
+template <typename T>
+__device__ __forceinline__ T warp_min(T value) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        T other = __shfl_xor_sync(0xffffffffu, value, offset);
+        if (other < value) value = other;
+    }
+    return value;
+}
+
 __device__ __forceinline__ void add_counts(word_t* words, unsigned long long attempts, unsigned long long improved) {
     if (attempts) atomicAdd(&words[W_ATTEMPTS], attempts);
     if (improved) atomicAdd(&words[W_RELAXATIONS], improved);

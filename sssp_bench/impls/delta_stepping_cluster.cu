@@ -41,9 +41,9 @@
 #define DSC_NO_STAMP 0xffffffffu
 
 // control[] (word_t), one 128-byte line each
-#define DSC_FAR_COUNT(i) (48 + (i) * 16)     // far pile entries, by epoch % 3
-#define DSC_FAR_MIN(i) (96 + (i) * 16)       // least distance pushed to (or kept on) the far pile, by epoch % 3
-#define DSC_CONTROL_WORDS 192
+#define DSC_FAR_COUNT(i) ((i) * 16)          // far pile entries, by epoch % 3
+#define DSC_FAR_MIN(i) (48 + (i) * 16)       // least distance pushed to (or kept on) the far pile, by epoch % 3
+#define DSC_CONTROL_WORDS 96
 // words[] (status words read back once per solve): common.cuh's, then these
 #define DSC_LEVELS 8       // levels run (splits included)
 #define DSC_SPLITS 9
@@ -108,15 +108,6 @@ __device__ __forceinline__ unsigned set_remote_once(unsigned address, unsigned v
 
 __device__ __forceinline__ word_t load_word(const word_t* p) { return *(const volatile word_t*)p; }
 
-__device__ __forceinline__ long long warp_min(long long value) {
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) {
-        long long other = __shfl_xor_sync(DSC_FULL, value, offset);
-        value = other < value ? other : value;
-    }
-    return value;
-}
-
 struct Level {
     unsigned* queue_next;      // this block's shared-memory queue for the next level: vertices, their rows' first
     offset_t* begin_next;      // arcs and their degrees (an entry carries its row: the relaxer reads no offsets)
@@ -128,7 +119,7 @@ struct Level {
     vertex_t* far_pile;        // the far pile of this epoch, its count and least distance
     word_t* far_count;
     word_t* far_min;
-    long long spill_cap, far_cap, thr;
+    long long capacity, thr;  // capacity: entries of each spill and far buffer
     unsigned queue_cap, stamp;  // stamp: the level's tag
     unsigned long long attempts, improved, near_pushes, far_pushes, spills;
 };
@@ -167,7 +158,7 @@ __device__ __forceinline__ void push_near(bool push, vertex_t v, offset_t begin,
     word_t base = 0;
     if (lane == first) base = atomic_add_remote(l.spill_count_next, (unsigned long long)__popc(spillers));
     base = __shfl_sync(DSC_FULL, base, first);
-    store_reserved(spill, spillers, base, v, l.spill_next, l.spill_cap, 1u, l);
+    store_reserved(spill, spillers, base, v, l.spill_next, l.capacity, 1u, l);
     l.spills += spill ? 1 : 0;
 }
 
@@ -183,7 +174,7 @@ __device__ __forceinline__ void push_far(bool push, vertex_t v, dist_t c, Level&
         atomicMin(l.far_min, (word_t)least);
     }
     base = __shfl_sync(DSC_FULL, base, leader);
-    store_reserved(push, pushers, base, v, l.far_pile, l.far_cap, 2u, l);
+    store_reserved(push, pushers, base, v, l.far_pile, l.capacity, 2u, l);
     l.far_pushes += push ? 1 : 0;
 }
 
@@ -207,7 +198,7 @@ extern "C" __global__ void __cluster_dims__(DSC_CLUSTER, 1, 1) __launch_bounds__
 dsc_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
           const weight_t* __restrict__ weights, int unit_weights, dist_t* dist, unsigned* stamp,
           unsigned char* in_far, vertex_t* spill, vertex_t* far, word_t* control, word_t* words, long long source,
-          long long delta, long long spill_cap, long long far_cap, int queue_cap, long long heavy_degree,
+          long long delta, long long capacity, int queue_cap, long long heavy_degree,
           int group, int hops, int count_relaxations) {
     // two buffers of queue_cap entries: first arcs (8 bytes each, first for alignment), vertices, degrees
     extern __shared__ offset_t s_begin[];
@@ -239,8 +230,7 @@ dsc_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__
         s_count[0] = 1u;
     }
     Level l;
-    l.spill_cap = spill_cap;
-    l.far_cap = far_cap;
+    l.capacity = capacity;
     l.queue_cap = (unsigned)queue_cap;
     l.thr = delta;
     l.attempts = l.improved = l.near_pushes = l.far_pushes = l.spills = 0ULL;
@@ -289,7 +279,7 @@ dsc_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__
         l.begin_next = s_begin + ((level + 1) & 1) * (unsigned)queue_cap;
         l.degree_next = s_degree + ((level + 1) & 1) * (unsigned)queue_cap;
         l.count_next = &s_count[next];
-        l.spill_next = spill + (long long)((level + 1) & 1) * spill_cap;
+        l.spill_next = spill + (long long)((level + 1) & 1) * capacity;
         l.spill_count_next = remote_address(&s_spilled[next], 0u);
         l.stamp = level;
         if (aborted != 0u) break;
@@ -313,8 +303,8 @@ dsc_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__
                 control[DSC_FAR_COUNT((epoch + 2) % 3)] = 0ULL;
                 control[DSC_FAR_MIN((epoch + 2) % 3)] = (word_t)DIST_INF;
             }
-            const vertex_t* from = far + (long long)(epoch & 1) * far_cap;
-            l.far_pile = far + (long long)((epoch + 1) & 1) * far_cap;
+            const vertex_t* from = far + (long long)(epoch & 1) * capacity;
+            l.far_pile = far + (long long)((epoch + 1) & 1) * capacity;
             l.far_count = control + DSC_FAR_COUNT((epoch + 1) % 3);
             l.far_min = control + DSC_FAR_MIN((epoch + 1) % 3);
             for (unsigned long long start = (unsigned long long)rank * DSC_BLOCK + (tid & ~31);
@@ -340,7 +330,7 @@ dsc_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__
             continue;
         }
         if (total > max_frontier) max_frontier = total;
-        l.far_pile = far + (long long)(epoch & 1) * far_cap;
+        l.far_pile = far + (long long)(epoch & 1) * capacity;
         l.far_count = control + DSC_FAR_COUNT(epoch % 3);
         l.far_min = control + DSC_FAR_MIN(epoch % 3);
         // the entries this thread relaxes: its own block's queue when every queue fits one round of a block, else
@@ -378,7 +368,7 @@ dsc_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__
                         begin = (offset_t)load_remote_u64(remote_address(s_begin + slot, (unsigned)j));
                         end = begin + load_remote(remote_address(s_degree + slot, (unsigned)j));
                     } else {  // a spilled vertex comes without its row
-                        u = __ldcg(spill + (long long)buffer * spill_cap + (long long)at);
+                        u = __ldcg(spill + (long long)buffer * capacity + (long long)at);
                         begin = row_offsets[u];
                         end = row_offsets[u + 1];
                     }

@@ -68,7 +68,7 @@ from ..kernels.delta_stepping import HEAVY_DEGREE, SPARSE_FACTOR as SHARED_SPARS
 from .base import Parameter, SolveResult
 from .gpu_common import COUNT_RELAXATIONS, W_ATTEMPTS, W_RELAXATIONS, GpuSsspBase
 
-DSC_CONTROL_WORDS = 192
+DSC_CONTROL_WORDS = 96
 DSC_LEVELS, DSC_SPLITS, DSC_POPS, DSC_NEAR_PUSHES = 8, 9, 10, 11
 DSC_FAR_PUSHES, DSC_SPILLS, DSC_MAX_FRONTIER, DSC_ABORTED = 12, 13, 14, 15
 DSC_CHAINED, DSC_PROFILE_BARRIER, DSC_PROFILE_COUNTS, DSC_PROFILE_WORK = 16, 17, 18, 19
@@ -199,7 +199,7 @@ class DeltaSteppingCluster(GpuSsspBase):
             self.dgraph.row_offsets, self.dgraph.column_ids, self.dgraph.weights,
             np.int32(1 if self.dgraph.unit_weights else 0), self.dist, self.stamp, self.in_far, self.spill, self.far,
             self.control, self.words, np.int64(source), np.int64(self.delta), np.int64(self.capacity),
-            np.int64(self.capacity), np.int32(self.queue_cap), np.int64(self.params["heavy_degree"]),
+            np.int32(self.queue_cap), np.int64(self.params["heavy_degree"]),
             np.int32(self.lanes), np.int32(self.params["hops"]), np.int32(1 if self.counting() else 0)),
             shared_mem=self.shared_bytes)
         words = self.read_words(source)
