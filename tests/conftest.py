@@ -1,7 +1,13 @@
-"""Small hand-made graphs with known answers, shared by the baseline and verification tests.
+"""Small hand-made graphs with known answers, shared by the baseline and verification tests; and the session's own
+dataset cache.
 
 Each `KnownGraph` is a graph, a source and the distances from it worked out by hand (np.inf = unreachable).
 Built with `sssp_bench.csr.from_arcs` only, so these tests do not depend on the generators.
+
+The tests never write into the checkout's datasets/ (nor wherever the shell's $SSSP_BENCH_DATASETS points): a test
+through the runner gives its config tmp_path/datasets (runs.make_config), and `session_datasets` points
+$SSSP_BENCH_DATASETS, which every command's --datasets defaults to, at a folder of pytest's own for the session, so
+a command a test starts without --datasets (a make target, `sssp-bench run` in a subprocess) caches its graphs there.
 """
 
 from __future__ import annotations
@@ -21,6 +27,21 @@ if os.environ.get("CI"):
 from sssp_bench.graph.csr import CSRGraph, from_arcs
 
 INF = np.inf
+
+DATASETS_VARIABLE = "SSSP_BENCH_DATASETS"  # the --datasets option's environment variable (sssp_bench.cli)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_datasets(tmp_path_factory):
+    """The dataset cache of every command the session's tests start without --datasets, under pytest's tmp folder."""
+    folder = tmp_path_factory.mktemp("datasets")
+    before = os.environ.get(DATASETS_VARIABLE)
+    os.environ[DATASETS_VARIABLE] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop(DATASETS_VARIABLE, None)
+    else:
+        os.environ[DATASETS_VARIABLE] = before
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,11 @@
 """Every config parses (the harness's own in configs/, each paper's in experiments/<paper>/), and what the papers'
 experiment configs ask of the CPU baselines is there.
 
-A config that names an implementation not registered yet (a GPU module still being written) is skipped with the
-names it waits for, so this passes now and checks the file as soon as its module is in sssp_bench/impls/.
+Every config is checked in full, never skipped: a misspelled or unregistered implementation name, like any other
+config error, fails its test with the ConfigError's one line.
 """
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -12,8 +13,8 @@ import pytest
 import yaml
 
 from sssp_bench.datasets import catalog
+from sssp_bench.errors import ConfigError
 from sssp_bench.graph import generators
-from sssp_bench import impls
 from sssp_bench.run.config import load_config
 from sssp_bench.graph.csr import from_arcs
 from sssp_bench.impls.cpu_bellman_ford import CpuBellmanFord, CpuBellmanFordQueue
@@ -31,11 +32,6 @@ REAL_GRAPHS_ONLY = {  # configs whose downloaded graphs are offline (../shared/d
 }
 
 
-def implementation_names(path):
-    entries = yaml.safe_load(path.read_text()).get("implementations") or []
-    return [entry if isinstance(entry, str) else entry.get("name") for entry in entries]
-
-
 def test_the_papers_experiment_configs_are_in_their_papers_folders():
     found = {(path.parent.name, path.stem) for path in EXPERIMENT_CONFIGS}
     assert found >= {(paper, stem) for paper, stems in PAPER_CONFIGS.items() for stem in stems}
@@ -47,11 +43,9 @@ def test_configs_keeps_the_harnesss_own_and_no_papers():
     assert not stems & {stem for stems in PAPER_CONFIGS.values() for stem in stems}
 
 
-@pytest.mark.parametrize("path", CONFIGS, ids=lambda path: f"{path.parent.name}/{path.name}")
-def test_every_config_parses(path):
-    missing = sorted({name for name in implementation_names(path) if name not in impls.registry()})
-    if missing:
-        pytest.skip(f"{path.name} names {', '.join(missing)}, not registered yet (no such module in sssp_bench/impls)")
+def check_config(path):
+    """The config at `path` loaded as `run` loads it (a ConfigError for any mistake, an unknown implementation
+    included), with graphs and variants, and each stand-in a valid spec for a downloaded graph."""
     config = load_config(path)
     assert config.graphs and config.variants
     for graph in config.graphs:
@@ -59,6 +53,23 @@ def test_every_config_parses(path):
         if graph.stand_in is not None:  # a stand-in is allowed only for a downloaded graph, and is a valid spec
             assert entry is not None and not entry.generated
             generators.parse_spec(graph.stand_in)
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda path: f"{path.parent.name}/{path.name}")
+def test_every_config_parses(path):
+    check_config(path)
+
+
+@pytest.mark.parametrize("mistake", [("cpu-dijkstra", "cpu-dijkstar"), ("implementations:", "implementation:")],
+                         ids=["misspelled implementation", "misspelled key"])
+def test_a_config_with_a_mistake_fails_the_check_instead_of_being_skipped(tmp_path, mistake):
+    right, wrong = mistake
+    text = ROOT.joinpath("configs", "quick.yaml").read_text()
+    assert right in text
+    broken = tmp_path / "quick.yaml"
+    broken.write_text(text.replace(right, wrong, 1))
+    with pytest.raises(ConfigError, match=re.escape(wrong.rstrip(":"))):
+        check_config(broken)
 
 
 def test_paper_configs_keep_the_papers_graph_names_and_allow_every_stand_in():

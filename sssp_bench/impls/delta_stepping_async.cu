@@ -1,6 +1,6 @@
-// delta-stepping-async: asynchronous, work-efficient delta-stepping in the spirit of Wang, Fussell and Lin's ADDS
-// (PPoPP'21): persistent warps pull work from a device work queue organised by bucket, and no grid-wide barrier
-// separates the buckets.
+// delta-stepping-async: asynchronous delta-stepping in the spirit of Wang, Fussell and Lin's ADDS (PPoPP'21):
+// persistent warps pull work from a device work queue organised by bucket, and no grid-wide barrier separates the
+// buckets. ADDS's work efficiency is not reached (delta_stepping_async.py's docstring has the pops per vertex).
 //
 // The work queue: AS_SLOTS ring slots, slot s holding the entries of bucket labels congruent to s; a label is
 // distance / delta. Each slot is a ring of `cap` 64-bit entries with monotonic head and tail counters (kept across
