@@ -137,6 +137,96 @@ def test_changed_files_keep_their_whole_paths(tmp_path):
     assert sorted(git["changed_files"]) == ["pkg/module.py", "pkg/other.py"]
 
 
+def _git(repository, *args):
+    import subprocess
+
+    subprocess.run(["git", "-C", str(repository), "-c", "user.name=t", "-c", "user.email=t@t", *args], check=True,
+                   capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git missing")
+def test_package_changes_are_the_package_code_that_differs_from_the_commit_not_the_whole_tree(tmp_path):
+    repository = tmp_path / "repo"
+    package = repository / "pkg"
+    (package / "impls").mkdir(parents=True)
+    for name, text in [("module.py", "x = 1\n"), ("impls/kernel.cu", "__global__ void k() {}\n"),
+                       ("notes.md", "notes\n"), ("../README.md", "readme\n")]:
+        (package / name).write_text(text)
+    _git(repository, "init", "-q")
+    _git(repository, "add", ".")
+    _git(repository, "commit", "-qm", "one")
+    assert provenance.git_info(package)["package_changes"] == {"count": 0, "files": []}
+
+    (repository / "README.md").write_text("readme, edited\n")  # dirt outside the package
+    (package / "notes.md").write_text("notes, edited\n")       # and inside it, but not code
+    git = provenance.git_info(package)
+    assert git["dirty"] is True and git["package_changes"] == {"count": 0, "files": []}
+
+    (package / "impls" / "kernel.cu").write_text("__global__ void k() { }\n")
+    (package / "new dir").mkdir()
+    (package / "new dir" / "fresh.py").write_text("y = 2\n")  # untracked, in an untracked folder, a space in its name
+    _git(repository, "mv", "pkg/module.py", "pkg/renamed.py")
+    changes = provenance.git_info(package)["package_changes"]
+    assert changes["count"] == 3
+    assert sorted(changes["files"]) == ["pkg/impls/kernel.cu", "pkg/new dir/fresh.py", "pkg/renamed.py"]
+
+
+def test_package_changes_list_a_few_files_and_count_them_all(tmp_path):
+    repository = tmp_path / "repo"
+    package = repository / "pkg"
+    package.mkdir(parents=True)
+    _git(repository, "init", "-q")
+    (package / "keep.txt").write_text("x")
+    _git(repository, "add", ".")
+    _git(repository, "commit", "-qm", "one")
+    for index in range(14):
+        (package / f"m{index:02d}.py").write_text("")
+    changes = provenance.package_changes(package)
+    assert changes["count"] == 14 and len(changes["files"]) == 10
+
+
+def test_package_changes_outside_git_are_unknown(tmp_path):
+    assert provenance.package_changes(tmp_path) is None
+
+
+def _provenance_code_row(tmp_path, git):
+    """The Provenance section's "code" row of a run whose manifest records `git` and code digest abc...."""
+    from runs import manifest, solve, write_run
+    from sssp_bench.report import build_report, render_markdown
+
+    run_manifest = manifest("r1")
+    run_manifest["provenance"]["git"] = git
+    run_manifest["provenance"]["code"] = {"sha256": "abcdef0123456789" * 4, "files": 3}
+    run = write_run(tmp_path / "r1", run_manifest, [solve("g1", "cpu-dijkstra", 0.01)])
+    (row,) = [line for line in render_markdown(build_report(run)).splitlines() if line.startswith("| code |")]
+    return row
+
+
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+@pytest.mark.parametrize("git, row", [
+    ({"commit": COMMIT, "dirty": True, "package_changes": {"count": 0, "files": []}},
+     "| code | committed: the package code of commit 0123456789ab |"),
+    ({"commit": COMMIT, "dirty": True,
+      "package_changes": {"count": 2, "files": ["sssp_bench/impls/hbf.cu", "sssp_bench/run/runner.py"]}},
+     "| code | uncommitted changes to 2 package files (sssp_bench/impls/hbf.cu, sssp_bench/run/runner.py) on top of "
+     "commit 0123456789ab: these numbers are not from any commit; code digest abcdef012345 names the code |"),
+    ({"commit": COMMIT, "dirty": True, "package_changes": {"count": 12, "files": [f"f{i}.py" for i in range(10)]}},
+     "| code | uncommitted changes to 12 package files (f0.py, f1.py, f2.py, f3.py, f4.py, f5.py, f6.py, f7.py, "
+     "f8.py, f9.py, ...) on top of commit 0123456789ab: these numbers are not from any commit; code digest "
+     "abcdef012345 names the code |"),
+    ({"commit": COMMIT, "dirty": True, "package_changes": None},
+     "| code | unknown (git status failed); code digest abcdef012345 |"),
+    ({"commit": None, "dirty": None, "reason": "git is not installed"},
+     "| code | unknown (no git: git is not installed); code digest abcdef012345 |"),
+    ({"commit": COMMIT, "dirty": True},  # a manifest written before the package's changes were recorded
+     "| code | not recorded |"),
+])
+def test_the_reports_provenance_says_plainly_whether_the_code_was_a_commits(tmp_path, git, row):
+    assert _provenance_code_row(tmp_path, git) == row
+
+
 def test_the_code_digest_names_the_code_whatever_git_says(tmp_path):
     package = tmp_path / "pkg"
     (package / "impls").mkdir(parents=True)

@@ -1,6 +1,6 @@
-"""Stage 5 of the pipeline, report: one or more run folders as report.md, report.csv (the summary), claims.csv (when
-the configs make claims), energy.csv and power-GRAPH.png/.svg (when the runs measured energy), speedup.png and
-speedup.svg, and the tables `sssp-bench report` prints.
+"""Stage 5 of the pipeline, report: one or more run folders (or record folders, results/records.py) as report.md,
+report.csv (the summary), claims.csv (when the configs make claims), energy.csv and power-GRAPH.png/.svg (when the
+runs measured energy), speedup.png and speedup.svg, and the tables `sssp-bench report` prints.
 
 The report only reads results through sssp_bench.results: `build_report` loads the runs, summarises them and judges
 their claims once; `write_report` writes the files; `text` holds the terminal tables and Markdown escaping, `plot`
@@ -26,6 +26,7 @@ from ..results.claims import judge
 from ..results.energy import energy_table, safe_name
 from ..results.figures import Figure, figures
 from ..results.load import Run, load_run, run_folder
+from ..results.records import is_record, load_record
 from ..results.stand_ins import Fidelity, stand_in_fidelity
 from ..results.summary import summarize
 from .plot import CHART_NAME, plot_figure, plot_power, plot_summary
@@ -71,13 +72,17 @@ class Report:
 
 
 def build_report(run_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> Report:
+    """The Report of run folders and record folders (results/records.py: each stands for the runs it keeps)."""
     paths = [run_paths] if isinstance(run_paths, (str, os.PathLike)) else list(run_paths)
     if not paths:
         raise UserError("no run directory given")
-    runs = [load_run(path) for path in paths]
+    loaded = [
+        entry for path in paths
+        for entry in (load_record(path) if is_record(path) else [(load_run(path), run_folder(path))])
+    ]
+    runs = [run for run, _ in loaded]
     summary = summarize(runs)
-    folders = [run_folder(path) for path in paths]
-    energy, traces = energy_table(runs, folders)
+    energy, traces = energy_table(runs, [trace_folder for _, trace_folder in loaded])
     return Report([Path(path) for path in paths], runs, summary, judge(runs, summary), figures(runs, summary),
                   stand_in_fidelity(runs, summary), energy, traces)
 

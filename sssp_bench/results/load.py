@@ -4,12 +4,17 @@ and several runs as one frame whose rows are labelled by variant.
 Merging runs (`report RUN1 RUN2`): rows are concatenated. When the same variant ran on the same graph in two runs,
 its label is prefixed with its run id ("run-a/cpu-dijkstra") in every run it appears in, so the two are kept apart
 rather than pooled: timings from two runs (maybe two machines) are not one sample.
+
+A run's rows may be gzip-compressed (`rows.jsonl.gz`, read as `rows.jsonl` is), and a record folder (a run's
+manifest and compressed rows kept with its report, results/records.py) stands for the runs it keeps: `load_runs`.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -26,31 +31,66 @@ from .schema import (
 Run = tuple[dict[str, Any], pd.DataFrame]  # a run's manifest and rows, as load_run returns them
 
 
+COMPRESSED_ROWS_FILE = ROWS_FILE + ".gz"
+
+
 def load_run(path: str | os.PathLike[str]) -> Run:
-    """A run folder's manifest and rows. Missing or malformed files raise a `UserError` naming them."""
+    """A run folder's manifest and rows (rows.jsonl, else rows.jsonl.gz). Missing or malformed files raise a
+    `UserError` naming them."""
     folder = run_folder(path)
     manifest_path = folder / MANIFEST_FILE
-    rows_path = folder / ROWS_FILE
     if not manifest_path.is_file():
         raise UserError(f"{folder}: not a run directory (no {MANIFEST_FILE})")
+    manifest = _read_manifest(manifest_path, folder.name)
+    rows_path = folder / ROWS_FILE
+    if not rows_path.is_file() and (folder / COMPRESSED_ROWS_FILE).is_file():
+        rows_path = folder / COMPRESSED_ROWS_FILE
+    if not rows_path.is_file():
+        raise UserError(f"{folder}: no {ROWS_FILE} (the run recorded no rows)")
+    return manifest, _run_rows(rows_path, manifest)
+
+
+def load_run_files(manifest_path: Path, rows_path: Path, default_run_id: str) -> Run:
+    """A run's manifest and rows from these two files (rows gzip-compressed when the name ends in .gz);
+    `default_run_id` names a run whose manifest does not."""
+    if not manifest_path.is_file():
+        raise UserError(f"{manifest_path}: no such file (the run's manifest)")
+    manifest = _read_manifest(manifest_path, default_run_id)
+    if not rows_path.is_file():
+        raise UserError(f"{rows_path}: no such file (the run's rows)")
+    return manifest, _run_rows(rows_path, manifest)
+
+
+def _read_manifest(manifest_path: Path, default_run_id: str) -> dict[str, Any]:
     manifest = read_json(manifest_path)
     if not isinstance(manifest, dict):
         raise UserError(f"{manifest_path}: expected a JSON object, got {type(manifest).__name__}")
     _check_version(manifest, manifest_path)
-    manifest.setdefault("run_id", folder.name)
-    if not rows_path.is_file():
-        raise UserError(f"{folder}: no {ROWS_FILE} (the run recorded no rows)")
+    manifest.setdefault("run_id", default_run_id)
+    return manifest
+
+
+def _run_rows(rows_path: Path, manifest: dict[str, Any]) -> pd.DataFrame:
     records, dropped_partial = _read_rows(rows_path)
     rows = _rows_frame(records)
     rows["run_id"] = str(manifest["run_id"])  # the folder's manifest is the authority on identity
     rows.attrs["partial_last_line"] = dropped_partial
-    return manifest, rows
+    return rows
+
+
+def load_runs(path: str | os.PathLike[str]) -> list[Run]:
+    """The runs `path` stands for: a run folder's one run, or each run a record folder keeps, in its order."""
+    from .records import is_record, load_record  # records reads runs through this module
+
+    if is_record(path):
+        return [run for run, _ in load_record(path)]
+    return [load_run(path)]
 
 
 def run_folder(path: str | os.PathLike[str]) -> Path:
     """The run folder `path` names (a path to its manifest or rows file names it too)."""
     candidate = Path(path)
-    if candidate.is_file() and candidate.name in (MANIFEST_FILE, ROWS_FILE):
+    if candidate.is_file() and candidate.name in (MANIFEST_FILE, ROWS_FILE, COMPRESSED_ROWS_FILE):
         candidate = candidate.parent
     if not candidate.exists():
         raise UserError(f"{candidate}: no such run directory")
@@ -60,14 +100,14 @@ def run_folder(path: str | os.PathLike[str]) -> Path:
 
 
 def as_runs(runs: Any) -> list[Run]:
-    """`runs` as a list of loaded runs: a run folder, a `(manifest, rows)` pair from load_run, or a sequence of
-    either. Refuses none, and the same run twice."""
+    """`runs` as a list of loaded runs: a run folder, a record folder (its runs), a `(manifest, rows)` pair from
+    load_run, or a sequence of any of these. Refuses none, and the same run twice."""
     def is_pair(item: Any) -> bool:
         return isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], dict)
 
     if isinstance(runs, (str, os.PathLike)) or is_pair(runs):
         runs = [runs]
-    loaded = [run if is_pair(run) else load_run(run) for run in runs]
+    loaded = [loaded for run in runs for loaded in ([run] if is_pair(run) else load_runs(run))]
     if not loaded:
         raise UserError("no run to report on")
     seen: set[str] = set()
@@ -110,9 +150,14 @@ def _check_version(manifest: dict[str, Any], manifest_path: Path) -> None:
 def _read_rows(rows_path: Path) -> tuple[list[dict[str, Any]], bool]:
     """Parsed rows and whether a partial last line (a crash mid-write) was dropped."""
     try:
-        lines = rows_path.read_text(errors="replace").splitlines()
+        content = rows_path.read_bytes()
+        if rows_path.name.endswith(".gz"):
+            content = gzip.decompress(content)
+    except (gzip.BadGzipFile, EOFError, zlib.error) as error:  # not gzip, cut short, or a bad checksum
+        raise UserError(f"{rows_path}: damaged gzip file ({error})") from None
     except OSError as error:
         raise UserError(f"{rows_path}: cannot read ({error})") from None
+    lines = content.decode(errors="replace").splitlines()
     numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
     records: list[dict[str, Any]] = []
     for position, (number, line) in enumerate(numbered):

@@ -179,7 +179,40 @@ def git_info(directory: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         "root": root,
         # The first few changed paths say at a glance whether the dirt matters.
         "changed_files": [line[3:] for line in changed[:20]],
+        "package_changes": package_changes(package_dir),
     }
+
+
+_PACKAGE_CHANGES_LISTED = 10
+
+
+def package_changes(directory: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
+    """How the package's code (the files code_digest covers) differs from the commit git names: {"count": N,
+    "files": the first few paths, relative to the repository's root}; count 0 when it is that commit's code.
+    None when git cannot say.
+
+    The tree's `dirty` flag is not this: a changed README or config leaves the numbers the commit's, and an
+    uncommitted kernel makes them no commit's at all.
+    """
+    package_dir = Path(directory) if directory is not None else PACKAGE_DIR
+    # -z: paths unquoted and NUL-separated, a rename's old path in its own field; every untracked file listed.
+    ok, status = _git(package_dir, "status", "--porcelain", "-z", "--untracked-files=all", "--", ".", strip=False)
+    if not ok:
+        return None
+    fields = status.split("\0")
+    paths: list[str] = []
+    position = 0
+    while position < len(fields):
+        entry = fields[position]
+        position += 1
+        if len(entry) < 4:
+            continue
+        if entry[0] in "RC":
+            position += 1  # the path it was renamed or copied from
+        path = entry[3:]
+        if path.endswith(_CODE_SUFFIXES) and "__pycache__" not in path.split("/"):
+            paths.append(path)
+    return {"count": len(paths), "files": paths[:_PACKAGE_CHANGES_LISTED]}
 
 
 _CODE_SUFFIXES = (".py", ".cu", ".cuh", ".yaml")

@@ -1,4 +1,5 @@
-"""Provenance: one column per run, saying where and from what its numbers came (config, host, GPU, code)."""
+"""Provenance: one column per run, saying where and from what its numbers came (config, host, GPU, code), and in a
+row of its own whether that code was a commit's or had uncommitted changes to the package."""
 
 from __future__ import annotations
 
@@ -28,6 +29,28 @@ def _config_name(manifest: dict[str, Any]) -> str:
     if not name and manifest.get("config_path"):
         name = Path(str(manifest["config_path"])).stem
     return str(name or "-")
+
+
+def code_state_text(git: dict[str, Any], code: dict[str, Any]) -> str:
+    """Whether the run's package code was a commit's: "committed", or which package files differed from the commit
+    git names (so the numbers are no commit's; the code digest still names the code), or why git could not say.
+    Manifests written before the package's own changes were recorded say "not recorded"."""
+    digest = f"code digest {str(code['sha256'])[:12]}" if code.get("sha256") else "no code digest"
+    if not git.get("commit"):
+        return f"unknown (no git: {git['reason']}); {digest}" if git.get("reason") else f"unknown (no git); {digest}"
+    if "package_changes" not in git:
+        return "not recorded"
+    changes = git.get("package_changes")
+    if not isinstance(changes, dict) or not isinstance(changes.get("count"), int):
+        return f"unknown (git status failed); {digest}"
+    commit = str(git["commit"])[:12]
+    if changes["count"] == 0:
+        return f"committed: the package code of commit {commit}"
+    files = [str(name) for name in changes.get("files") or []]
+    listed = ", ".join(files) + (", ..." if changes["count"] > len(files) else "")
+    plural = "file" if changes["count"] == 1 else "files"
+    return (f"uncommitted changes to {changes['count']} package {plural} ({listed}) on top of commit {commit}: these "
+            f"numbers are not from any commit; {digest} names the code")
 
 
 def _provenance_rows(manifest: dict[str, Any]) -> list[tuple[str, str]]:
@@ -69,6 +92,7 @@ def _provenance_rows(manifest: dict[str, Any]) -> list[tuple[str, str]]:
         ("memory", f"{memory / 2**30:.1f} GiB" if isinstance(memory, (int, float)) else "-"),
         ("GPU", gpu_text),
         ("commit", commit_text),
+        ("code", code_state_text(git, code)),
         ("Python", str(provenance.get("python") or "-")),
         ("packages", ", ".join(f"{name} {version}" for name, version in packages.items() if version) or "-"),
     ]
