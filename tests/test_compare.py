@@ -1,11 +1,12 @@
 """results/compare.py on small hand-written run directories: paired verdicts, run against run, unpaired, errors, CLI."""
 
 import csv
+import math
 
 import pytest
 from click.testing import CliRunner
 
-from runs import manifest, solve, timed, write_run
+from runs import DIFFICULTY, manifest, solve, timed, write_run
 from sssp_bench.cli import cli
 from sssp_bench.errors import UserError
 from sssp_bench.report.text import format_comparison
@@ -24,7 +25,8 @@ def only(comparison, graph="g1"):
 def test_ratio_of_medians_by_hand(tmp_path):
     run = one_run(tmp_path, [solve("g1", "a", t, source=i) for i, t in enumerate([0.001, 0.002, 0.003])]
                   + [solve("g1", "b", t, source=i) for i, t in enumerate([0.002, 0.004, 0.006])])
-    row = only(compare_runs(run, between=("a", "b")))
+    three = CompareOptions(min_pairs=3)  # by hand: three sources, a verdict allowed on three pairs
+    row = only(compare_runs(run, between=("a", "b"), options=three))
     assert row["base_median_ms"] == pytest.approx(2.0) and row["new_median_ms"] == pytest.approx(4.0)
     assert row["ratio"] == pytest.approx(2.0)
     assert row["new_faster_on"] == "0/3" and row["pairs"] == 3 and row["paired"]
@@ -86,7 +88,43 @@ def test_runs_with_different_sources_are_compared_unpaired(tmp_path):
 
 def test_too_few_solves_get_no_verdict(tmp_path):
     run = one_run(tmp_path, timed("g1", "a", 1.0, sources=range(2)) + timed("g1", "b", 0.5, sources=range(2)))
-    assert only(compare_runs(run, between=("a", "b")))["verdict"] == "too few solves"
+    assert only(compare_runs(run, between=("a", "b")))["verdict"] == "not enough data"
+
+
+def test_a_side_that_failed_the_hard_sources_is_not_judged_on_the_easy_ones(tmp_path):
+    # b times out on the 14 hardest of 20 sources and is 30% faster on the 6 easy ones: that says nothing of the
+    # hard ones, so there is no verdict, and the table says which side verified what the other did not
+    easy = sorted(range(20), key=lambda source: DIFFICULTY[source])[:6]
+    rows = timed("g1", "a", 1.0) + [
+        solve("g1", "b", 0.7 * DIFFICULTY[source] / 1e3, source=source) if source in easy else
+        solve("g1", "b", None, status="timeout", certificate=None, source=source) for source in range(20)]
+    run = one_run(tmp_path, rows)
+    row = only(compare_runs(run, between=("a", "b")))
+    assert row["pairs"] == 6 and row["pairs_needed"] == 10 and row["verdict"] == "not enough data"
+    assert (row["base_ran"], row["new_ran"], row["base_only"], row["new_only"]) == (20, 20, 14, 0)
+    assert row["ratio"] == pytest.approx(0.7) and math.isnan(row["ci_low"])
+    # half of what both ran: 12 pairs of 40 sources are too few, past the floor of 10 though they are
+    failing = [solve("g1", "b", None, status="error", certificate=None, source=source, run_id="wide")
+               for source in range(12, 40)]
+    wide = one_run(tmp_path, timed("g1", "a", 1.0, sources=range(40), run_id="wide")
+                   + timed("g1", "b", 0.7, sources=range(12), run_id="wide") + failing, run_id="wide")
+    assert only(compare_runs(wide, between=("a", "b")))["pairs_needed"] == 20
+    # a side that ran the first 12 sources by design (`sources: 12`) is a fair sample of them: judged
+    sample = one_run(tmp_path, timed("g1", "a", 1.0, sources=range(40), run_id="sample")
+                     + timed("g1", "b", 0.7, sources=range(12), run_id="sample"), run_id="sample")
+    judged = only(compare_runs(sample, between=("a", "b")))
+    assert (judged["both_ran"], judged["pairs_needed"], judged["verdict"]) == (12, 10, "faster")
+    # the minimum is an option: the same six pairs judged where six are allowed
+    loose = CompareOptions(min_pairs=6, min_pair_fraction=0.3)
+    assert only(compare_runs(run, between=("a", "b"), options=loose))["verdict"] == "faster"
+    result = CliRunner().invoke(cli, ["compare", str(run), "--between", "a", "b"])
+    assert result.exit_code == 0, result.output
+    assert "6 (need 10)" in result.output and "14/0" in result.output and "not enough data" in result.output
+    result = CliRunner().invoke(cli, ["compare", str(run), "--between", "a", "b", "--min-pairs", "6",
+                                      "--min-pair-fraction", "0.3"])
+    assert result.exit_code == 0 and "faster" in result.output
+    mistake = CliRunner().invoke(cli, ["compare", str(run), "--between", "a", "b", "--min-pairs", "0"])
+    assert mistake.exit_code == 2 and "--min-pairs" in mistake.output and "Traceback" not in mistake.output
 
 
 def test_mistakes_are_one_line_errors(tmp_path):

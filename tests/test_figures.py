@@ -139,3 +139,18 @@ def test_a_mistake_in_a_figure_names_its_key(tmp_path, figures, message):
 def test_a_config_without_figures_keeps_its_hash(tmp_path):
     plain = make_config(tmp_path, SIZE_SCALING.split("    figures:")[0])
     assert "figures" not in plain.raw
+
+
+def test_an_all_pairs_variant_is_a_series_marked_all_pairs(tmp_path):
+    # parBucketHeap Figure 6 puts Floyd-Warshall's all-pairs time beside parDijkstra's one-source time: the series
+    # says which is which
+    from runs import manifest, solve, write_run
+
+    figure = {"name": "fig6", "title": "time against V", "x": "vertices", "y": "time", "graphs": ["g1", "g2"],
+              "variants": ["pardijkstra", "floyd-warshall"], "paper": {}}
+    rows = [solve(graph, name, 0.01, device="gpu", source=source) for graph in ("g1", "g2")
+            for name in ("pardijkstra", "floyd-warshall") for source in range(3)]
+    run = write_run(tmp_path / "r1", manifest("r1", baseline=None, config={"name": "fig6", "figures": [figure]}), rows)
+    (drawn,) = build_report(run).figures
+    assert list(dict.fromkeys(drawn.points["series"])) == ["pardijkstra", "floyd-warshall (all pairs)"]
+    assert "| floyd-warshall (all pairs) | 10.0 | 10.0 |" in (write_report(run)["markdown"].read_text())

@@ -113,13 +113,19 @@ def test_write_report_writes_four_files(tmp_path):
 
     csv = pd.read_csv(paths["csv"])
     assert len(csv) == 4
-    assert csv.loc[csv["variant"] == "gpu-x", "speedup"].iloc[0] == pytest.approx(25 / 3)
+    # the baseline verified sources 0-3, gpu-x 0-4: the speedup is over the four both verified (25 / 2.5)
+    assert csv.loc[csv["variant"] == "gpu-x", "speedup"].iloc[0] == pytest.approx(10.0)
+    assert csv.loc[csv["variant"] == "gpu-x", "speedup_sources"].iloc[0] == "4/5"
 
     text = paths["markdown"].read_text()
     for expected in ("## Provenance", "testhost", "Test CPU (8 logical cores)", "0123456789ab (dirty)",
                      "unit-test (abc123def456)", "none (CuPy not installed)", "## Results", "## Failures",
                      "## Metrics", "verified solves only", "arcs leaving reached vertices / time",
-                     "| g1 | gpu-x | sssp | gpu | 5/7 | 3.00 (2.00) | 1.00 | 0.333 |  | 8.33x | 500 |",
+                     "| g1 | gpu-x | sssp | gpu | 5/7 | 3.00 (2.00) | 1.00 | 0.333 |  | 10.0x (4/5) | 500 |",
+                     "speedup = the baseline's median time / the variant's, both over the sources both verified "
+                     "(sssp: over cpu-dijkstra).",
+                     "A speedup followed by (k/n) is over the k sources both sides verified, of the n the busier "
+                     "side verified (the baseline ran fewer sources, or one side failed on some).",
                      "**g1 / gpu-x**: wrong_answer (source 7): distance of vertex 3 is 5, expected 4",
                      "**g2 / cpu-dijkstra**: timeout ×2 (sources 0, 1): exceeded 60 s",
                      "![Speedup over cpu-dijkstra"):
@@ -162,8 +168,8 @@ def test_format_table_is_fixed_width(tmp_path):
     # Right-aligned numeric columns end at the same position on every line.
     end = header.index("speedup") + len("speedup")
     for line in lines[2:6]:
-        assert line[end - 1] in "x-", line
-    assert "8.33x" in lines[3]
+        assert line[end - 1] in "x-)", line
+    assert "10.0x (4/5)" in lines[3]
 
 
 def test_chart_with_ten_graphs_and_eight_variants(tmp_path):
@@ -253,3 +259,22 @@ def test_a_new_section_is_one_function_in_the_list(tmp_path, monkeypatch):
     monkeypatch.setattr(reporting, "SECTIONS", (*SECTIONS[:-1], fastest, SECTIONS[-1]))
     text = write_report(write_run(tmp_path / "r1", manifest("r1"), standard_rows()))["markdown"].read_text()
     assert "## Fastest\n\n- g1: gpu-x\n- g2: gpu-x\n\n## Metrics" in text
+
+
+def test_an_all_pairs_variant_is_marked_in_every_table_and_the_chart(tmp_path):
+    # floyd-warshall's time is the all-pairs time: every number of its row carries the mark, and the report says
+    # what it is per source (time / n: 50 ms / 100 vertices)
+    rows = [solve("g1", "cpu-dijkstra", 0.010, source=source) for source in range(10)]
+    rows += [solve("g1", "floyd-warshall", 0.050, device="gpu", source=source) for source in range(10)]
+    run = write_run(tmp_path / "r1", manifest("r1"), rows)
+    written = write_report(run)
+    report = written["markdown"].read_text()
+    assert "| g1 | floyd-warshall | sssp | gpu | 10/10 | 50.0 (0) ‡ | 50.0 ‡ | 0.02 ‡ |  | 0.2x ‡ | - |" in (
+        report)
+    assert ("‡ floyd-warshall: every solve computes all pairs (and returns the source's row), so its time, MTEPS, "
+            "efficiency and speedup are of the all-pairs computation, beside the others' single-source solves; per "
+            "source (time / n): 0.5 ms on g1.") in report
+    assert "| g1 | cpu-dijkstra | sssp | cpu | 10/10 | 10.0 (0) | 10.0 | 0.1 |  | 1.00x | - |" in report
+    terminal = format_table(summarize(run))
+    assert "50.0 ‡" in terminal and "0.2x ‡" in terminal and "‡ floyd-warshall: every solve" in terminal
+    assert "floyd-warshall (all pairs)" in written["svg"].read_text()

@@ -26,7 +26,7 @@ CONFIG = """
       - {graph: "grid:rows=8,cols=8,seed=1", label: grid}
       - {graph: "rmat:n=256,m=2048,seed=2", label: rmat}
     implementations: [cpu-dijkstra, cpu-bf-queue, cpu-bfs]
-    sources: {count: 4, seed: 1}
+    sources: {count: 10, seed: 1}  # the gate judges a variant on 10 paired sources at least
     verification: {reference_sources: 1}
 """
 

@@ -12,7 +12,7 @@ from sssp_bench.graph import generators
 from sssp_bench.run.config import parse_config
 from sssp_bench.graph.csr import write_csr
 from sssp_bench.errors import ConfigError, UserError
-from sssp_bench.graph.load import choose_graph, load_graph
+from sssp_bench.datasets.resolve import choose_graph, load_graph
 from sssp_bench.run.runner import resume_run, start_run
 
 import runs

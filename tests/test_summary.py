@@ -29,7 +29,9 @@ def test_statistics_by_hand(tmp_path):
     assert gpu.end_to_end_median_ms == pytest.approx(4.5)
     assert gpu.mteps_median == pytest.approx(1000 / 0.003 / 1e6)
     assert gpu.reached_arcs_median == 1000
-    assert gpu.speedup == pytest.approx(25.0 / 3.0)
+    # the baseline verified sources 0-3 only: both medians over those four, 25 ms / 2.5 ms, not 25 / 3
+    assert gpu.speedup == pytest.approx(10.0) and gpu.speedup_sources == "4/5"
+    assert base.speedup_sources == "4/4" and not gpu.all_pairs
     assert gpu.baseline == "cpu-dijkstra"
     assert gpu.prepare_ms == pytest.approx(500.0)
     assert gpu.n_wrong_answer == 1 and gpu.n_unchecked == 1 and gpu.n_timeout == 0
@@ -107,3 +109,36 @@ def test_rows_alone_mark_a_stand_in_when_the_manifest_is_older(tmp_path):
     rows = [dict(solve("g1", "cpu-dijkstra", 0.01), stand_in_for="asia.osm", stand_in="road:n=400")]
     summary = summarize(write_run(tmp_path / "r1", manifest("r1"), rows))
     assert row_of(summary, "g1", "cpu-dijkstra")["stand_in"] == "road:n=400"
+
+
+def test_a_speedup_divides_medians_over_the_sources_both_verified(tmp_path):
+    # the baseline ran the first 3 sources (`sources: 3`), the GPU variant all 20, the later sources 10x harder:
+    # medians over different sources would divide an easy median by a hard one
+    rows = [solve("g1", "cpu-dijkstra", 0.010 * (1 + source), source=source) for source in range(3)]
+    rows += [solve("g1", "gpu-x", 0.001 * (1 + source) * (10 if source >= 3 else 1), device="gpu", source=source)
+             for source in range(20)]
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), rows))
+    gpu = row_of(summary, "g1", "gpu-x")
+    assert gpu.time_median_ms == pytest.approx(105.0)  # the variant's own median is over all 20 of its sources
+    assert gpu.speedup == pytest.approx(20.0 / 2.0) and gpu.speedup_sources == "3/20"
+    # runs that share no source (another seed): the whole medians, marked 0 of n
+    other = [{**row, "source": row["source"] + 100} for row in rows if row["variant"] == "gpu-x"]
+    apart = summarize(write_run(tmp_path / "r2", manifest("r2"),
+                                [{**row, "run_id": "r2"} for row in rows[:3] + other]))
+    assert row_of(apart, "g1", "gpu-x").speedup == pytest.approx(20.0 / 105.0)
+    assert row_of(apart, "g1", "gpu-x").speedup_sources == "0/20"
+
+
+def test_an_all_pairs_variant_is_marked_and_never_divides_others(tmp_path):
+    # floyd-warshall's solve computes all pairs: its time sits beside single-source times only when marked
+    rows = [solve("g1", "cpu-dijkstra", 0.010, source=source) for source in range(10)]
+    rows += [solve("g1", "floyd-warshall", 0.050, device="gpu", source=source) for source in range(10)]
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), rows))
+    fw = row_of(summary, "g1", "floyd-warshall")
+    assert fw.all_pairs and not row_of(summary, "g1", "cpu-dijkstra").all_pairs
+    assert fw.speedup == pytest.approx(0.2)  # computed, and marked wherever it is shown (test_report.py)
+    as_baseline = summarize(write_run(tmp_path / "r2", manifest("r2", baseline="floyd-warshall"),
+                                      [{**row, "run_id": "r2"} for row in rows]))
+    dijkstra = row_of(as_baseline, "g1", "cpu-dijkstra")
+    assert math.isnan(dijkstra.speedup)
+    assert dijkstra.speedup_note == "baseline floyd-warshall solves all pairs in each solve"

@@ -28,5 +28,5 @@ while [ $# -ge 2 ]; do
   sssp-bench report "$runs/$name" > "$runs/$name/report.log" 2>&1
   cat "$runs/$name.log" >> "$runs/$name/run.log" && rm "$runs/$name.log"
   tar czf "$out/$name.tgz" -C "$runs" "$name"
-  echo "$name: exit $status after $(( $(date +%s) - started )) s; $(grep -c '"phase": "solve"' "$runs/$name/rows.jsonl") solves; $(grep -E '^Claims met' "$runs/$name/report.md" || echo 'no claims')"
+  echo "$name: exit $status after $(( $(date +%s) - started )) s; $(grep -c '"phase": "solve"' "$runs/$name/rows.jsonl") solves; $(grep -E '^[0-9]+ of [0-9]+ claims met' "$runs/$name/report.md" || echo 'no claims')"
 done

@@ -54,6 +54,8 @@ class Implementation:
     device: ClassVar[str] = "cpu"            # "cpu" or "gpu"
     description: ClassVar[str] = ""          # what it is and where it comes from in the papers
     negative_weights: ClassVar[bool] = False # True when it solves graphs with negative weights
+    solves_all_pairs: ClassVar[bool] = False # True when every solve computes all pairs (returning the source's
+                                             # row): its time is not one source's, and the results mark it so
     parameters: ClassVar[dict[str, Parameter]] = {}
 
     def __init__(self, **params: Any) -> None:

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..results.figures import Figure
 from ..results.numbers import format_number
-from .text import graph_cell
+from .text import ALL_PAIRS_TEXT, graph_cell
 
 CHART_NAME = "speedup"  # speedup.png and speedup.svg, beside report.md
 
@@ -56,6 +56,7 @@ def plot_summary(summary: pd.DataFrame, png_path: Path, svg_path: Path) -> str:
     mixed_kinds = data["kind"].nunique(dropna=True) > 1 if not data.empty else False
     values = {(r.graph, r.variant): getattr(r, metric) for r in data.itertuples(index=False)}
     kinds = {r.variant: r.kind for r in data.itertuples(index=False)}
+    all_pairs = {r.variant for r in data.itertuples(index=False) if getattr(r, "all_pairs", False) is True}
 
     n_graphs, n_variants = max(len(graphs), 1), max(len(variants), 1)
     width_in = min(max(6.0, 2.5 + n_graphs * max(0.9, 0.22 * n_variants + 0.35)), 30.0)
@@ -90,6 +91,8 @@ def plot_summary(summary: pd.DataFrame, png_path: Path, svg_path: Path) -> str:
                 bottoms.append(base)
                 shown.append(value)
             label = f"{variant} ({kinds.get(variant)})" if mixed_kinds else variant
+            if variant in all_pairs:  # its bars are all-pairs times, beside single-source ones
+                label += f" ({ALL_PAIRS_TEXT})"
             if xs:
                 axes.bar(xs, heights, width=bar_width * 0.92, bottom=bottoms, color=colours[v_index],
                          edgecolor="black", linewidth=0.3)

@@ -4,21 +4,31 @@ a reproduction holds instead of leaving it to whoever reads the tables.
 Two kinds, from the config's `targets` (run/config.py):
 - efficiency: variant V reaches at least a fraction F of the roofline floor on graph G. Measured as the report's
   efficiency column (the median over verified solves of floor / time); met when that median is at least F.
-- faster_than: variant V beats each variant it names, on each of its graphs. Judged as `sssp-bench compare
-  --between OTHER V` judges it: paired by source over the verified solves, the ratio of median times (V's over
-  the other's) with a bootstrap interval; met only on compare's verdict "faster" (the interval below 1 and at
-  least min_change faster). A tie ("no clear difference") or "slower" is not met.
+- faster_than: variant V beats each variant it names, on each of its graphs (none listed: every graph of the
+  config). Judged as `sssp-bench compare --between OTHER V` judges it: paired by source over the verified solves,
+  the ratio of median times (V's over the other's) with a bootstrap interval; met only on compare's verdict
+  "faster" (the interval below 1 and at least min_change faster). A tie ("no clear difference") or "slower" is not
+  met. Too few paired sources (compare's coverage rule: CompareOptions.pairs_needed) is not judged at all.
+
+Every claim is counted: one row per claim and graph the config holds, met, not met, or "not measured" with its
+`reason`: the graph not in the run (`run --graph`) or not reached, a variant not run (`run --variant`, or skipped),
+no verified solve, no floor recorded, or not enough paired sources. `variant_only` and `against_only` count the
+sources both sides ran that one verified and the other did not (a variant that failed the hard sources shows here).
 
 A claim's names stand for variants by names.py's rule; one that stands for several (an implementation's variants,
 such as bfs-vwarp's warp sizes, or an entry's label whose parameters are swept) means the fastest of them on the
-graph by median time, the way a paper's table gives a comparator's best setting. A claim whose variants did not
-run on the graph, or have no verified solve (or no floor, for efficiency), is "not measured": neither met nor
-failed; a graph or variant the run did not include (`run --graph`, `--variant`) is left out. Each run is judged on
-its own rows; merged runs are not pooled, with one exception: runs of one config that split its cells between them
-(`run --graph` / `--variant` over several calls) are judged together, as the one run they add up to, so that a claim
-comparing variants that ran in different parts is judged at all. A later part may re-run cells of an earlier run
-(`--variant` of the implementation whose kernel changed): its solves replace theirs. Two runs of the whole config
-that repeat cells (a before and an after) are judged each on its own.
+graph by median time, the way a paper's table gives a comparator's best setting. Picking the fastest and judging
+it on the same sources would flatter it (the pick is the one whose noise ran low), so a sweep is picked on half A
+of the sources (even source index: the seeded source list's 1st, 3rd, ...) and the claim judged on half B (odd),
+which `selection` says; only where a half holds no verified solve of the sweep is it picked and judged on the same
+sources, "in-sample" (`selection` says that too). A variant whose every solve computes all pairs (floyd-warshall)
+is named in `all_pairs`, and the claim's text marks it.
+
+Each run is judged on its own rows; merged runs are not pooled, with one exception: runs of one config that split
+its cells between them (`run --graph` / `--variant` over several calls) are judged together, as the one run they
+add up to, so that a claim comparing variants that ran in different parts is judged at all. A later part may re-run
+cells of an earlier run (`--variant` of the implementation whose kernel changed): its solves replace theirs. Two
+runs of the whole config that repeat cells (a before and an after) are judged each on its own.
 """
 
 from __future__ import annotations
@@ -26,22 +36,34 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from .compare import CompareOptions, compare_times, source_times, verified_times
+from .compare import NOT_ENOUGH_DATA, CompareOptions, attempted_sources, compare_times, verified_times
 from .load import as_runs, label_rows
 from .names import stands_for
 from .numbers import format_percent
-from .summary import run_variants, summarize
+from .schema import solve_outcome
+from .summary import run_variants, solves_all_pairs, summarize
 
 CLAIM_COLUMNS = ["run_id", "graph", "stand_in_for", "claim", "variant", "against", "requirement", "measured",
-                 "ci_low", "ci_high", "faster_on", "verdict", "met"]
+                 "ci_low", "ci_high", "faster_on", "verdict", "met", "variant_only", "against_only", "selection",
+                 "all_pairs", "reason"]
 NOT_MEASURED = "not measured"
+
+# Why a claim is not measured: the category, then ": " and what it names where it names something.
+GRAPH_NOT_IN_RUN = "graph not in the run"
+GRAPH_NOT_REACHED = "graph not reached (no rows: the run stopped before it)"
+VARIANT_NOT_RUN = "variant not run"
+NO_VERIFIED_SOLVE = "no verified solve"
+NO_FLOOR = "no floor recorded"
+TOO_FEW_PAIRS = "not enough paired sources"
 
 
 def judge(runs: Any, summary: pd.DataFrame | None = None, options: CompareOptions = CompareOptions()) -> pd.DataFrame:
-    """One row per claim and graph (CLAIM_COLUMNS), in the config's order; empty when no run's config has claims.
-    `runs` as load.as_runs takes them; `summary` is summarize(runs) when the caller has it already."""
+    """One row per claim and graph the configs hold (CLAIM_COLUMNS), in the config's order, the ones this run could
+    not judge included ("not measured", with a reason); empty when no run's config has claims. `runs` as
+    load.as_runs takes them; `summary` is summarize(runs) when the caller has it already."""
     loaded = as_runs(runs)
     claiming = [(manifest, rows, targets) for manifest, rows in loaded
                 for targets in [(manifest.get("config") or {}).get("targets") or {}]
@@ -50,27 +72,27 @@ def judge(runs: Any, summary: pd.DataFrame | None = None, options: CompareOption
         return pd.DataFrame(columns=CLAIM_COLUMNS)
     if summary is None:
         summary = summarize(loaded)
-    times = verified_times(label_rows(loaded))
+    labelled = label_rows(loaded)
+    times, solves, ran = verified_times(labelled), _verified_solves(labelled), attempted_sources(labelled)
     records: list[dict[str, Any]] = []
-    for run_ids, rows, targets in _parts_together(claiming):
-        run = _Run(run_ids, rows, summary, times)
+    for run_ids, rows, targets, manifests in _parts_together(claiming):
+        run = _Run(run_ids, rows, summary, times, solves, ran, manifests, options)
         for variant, goals in targets.get("efficiency", {}).items():
-            records += [run.efficiency(graph, variant, least) for graph, least in goals.items()
-                        if graph in run.graphs and run.ran(variant)]
+            records += [run.efficiency(graph, variant, least) for graph, least in goals.items()]
         for claim in targets.get("faster_than", []):
-            records += [run.faster(graph, claim["variant"], other, options)
-                        for graph in claim["graphs"] or run.graphs if graph in run.graphs
-                        for other in claim["than"] if run.ran(claim["variant"]) and run.ran(other)]
+            records += [run.faster(graph, claim["variant"], other)
+                        for graph in claim["graphs"] or run.config_graphs for other in claim["than"]]
     return pd.DataFrame.from_records(records, columns=CLAIM_COLUMNS)
 
 
-SELECTION_KEYS = ("graphs", "selected_graphs", "selected_variants")
-"""What `run --graph` / `--variant` change in the config a manifest records."""
+SELECTION_KEYS = ("graphs", "selected_graphs", "selected_variants", "config_graphs")
+"""What `run --graph` / `--variant` change in (or add to) the config a manifest records."""
 
 
-def _parts_together(claiming: list[tuple[dict, pd.DataFrame, dict]]) -> list[tuple[list[str], pd.DataFrame, dict]]:
-    """(run ids, rows, targets) to judge: each run alone, except runs of one config (equal but for the selection)
-    that add up to one run (_as_one_run), which are one entry, in the order their first run came."""
+def _parts_together(claiming: list[tuple[dict, pd.DataFrame, dict]]
+                    ) -> list[tuple[list[str], pd.DataFrame, dict, list[dict]]]:
+    """(run ids, rows, targets, manifests) to judge: each run alone, except runs of one config (equal but for the
+    selection) that add up to one run (_as_one_run), which are one entry, in the order their first run came."""
     def config_key(manifest: dict) -> str:
         config = {key: value for key, value in (manifest.get("config") or {}).items() if key not in SELECTION_KEYS}
         return repr(sorted(config.items(), key=lambda item: item[0]))
@@ -82,9 +104,10 @@ def _parts_together(claiming: list[tuple[dict, pd.DataFrame, dict]]) -> list[tup
     for members in groups.values():
         together = _as_one_run(members)  # a lone run adds up to itself
         if together is not None:
-            judged.append((*together, members[0][2]))
+            judged.append((*together, members[0][2], [manifest for manifest, _, _ in members]))
         else:
-            judged += [([str(manifest["run_id"])], rows, targets) for manifest, rows, targets in members]
+            judged += [([str(manifest["run_id"])], rows, targets, [manifest])
+                       for manifest, rows, targets in members]
     return judged
 
 
@@ -118,62 +141,186 @@ def _cells(frame: pd.DataFrame, name: str) -> list[tuple[str, str, str]]:
     return list(zip(frame["run_id"].astype(str), frame["graph"], frame[name].astype(str)))
 
 
-class _Run:
-    """One run's rows (or those of the parts of one split run), summary and verified times, and the variant a
-    claim's name picks on a graph."""
+def _verified_solves(rows: pd.DataFrame) -> pd.DataFrame:
+    """The verified solve rows (every repetition) with their time, floor and source index: what efficiency is the
+    median over, as the summary takes it."""
+    solves = rows[rows["phase"] == "solve"]
+    verified = [solve_outcome(status, certificate, reference) == "verified" and pd.notna(time_s)
+                for status, certificate, reference, time_s in
+                zip(solves["status"], solves["certificate"], solves["reference"], solves["time_s"])]
+    kept = solves.loc[np.array(verified, dtype=bool),
+                      ["run_id", "graph", "variant", "label", "source", "source_index", "time_s", "floor_s"]].copy()
+    kept["source"] = pd.to_numeric(kept["source"], errors="coerce")
+    return kept
 
-    def __init__(self, run_ids: list[str], rows: pd.DataFrame, summary: pd.DataFrame, times: pd.DataFrame):
+
+def config_graphs(manifests: list[dict[str, Any]], rows: pd.DataFrame) -> list[str]:
+    """Every graph label the config of these runs holds, in its order: the list a `run --graph` selection recorded
+    (`config_graphs`), the config's graphs, the graphs the rows ran on, then (a selection recorded before
+    config_graphs was) every graph its targets and figures name, each a label of the config."""
+    labels: list[Any] = []
+    for manifest in manifests:
+        labels += list((manifest.get("config") or {}).get("config_graphs") or [])
+    for manifest in manifests:
+        labels += [entry.get("label") for entry in (manifest.get("config") or {}).get("graphs") or []
+                   if isinstance(entry, dict)]
+    labels += list(rows["graph"])
+    for manifest in manifests:
+        config = manifest.get("config") or {}
+        targets = config.get("targets") or {}
+        labels += list(targets.get("mteps") or {})
+        labels += [graph for goals in (targets.get("efficiency") or {}).values() for graph in goals]
+        labels += [graph for claim in targets.get("faster_than") or [] for graph in claim.get("graphs") or []]
+        labels += [graph for figure in config.get("figures") or [] for graph in figure.get("graphs") or []]
+    return [str(label) for label in dict.fromkeys(labels) if label]
+
+
+def half_of(source_index: Any, source: Any) -> str:
+    """The half of the sources a source belongs to when a sweep is picked on one half and judged on the other:
+    "A" for an even index in the run's seeded source list, "B" for an odd one (the vertex id where a row has no
+    index). Every implementation of a graph solves the same list, so the halves are the same for every side."""
+    key = source_index if pd.notna(source_index) else source
+    return "A" if pd.isna(key) or int(key) % 2 == 0 else "B"
+
+
+class _Run:
+    """One run's rows (or those of the parts of one split run), its verified times and solves, the sources each
+    variant ran, and the variant a claim's name picks on a graph."""
+
+    def __init__(self, run_ids: list[str], rows: pd.DataFrame, summary: pd.DataFrame, times: pd.DataFrame,
+                 solves: pd.DataFrame, ran: pd.DataFrame, manifests: list[dict[str, Any]], options: CompareOptions):
         self.run_id = "+".join(run_ids)
+        self.options = options
         self.graphs = list(dict.fromkeys(rows["graph"]))
         self.variants = run_variants(rows)
+        self.config_graphs = config_graphs(manifests, rows)
+        self.selected_graphs = {str(entry.get("label")) for manifest in manifests
+                                for entry in (manifest.get("config") or {}).get("graphs") or []
+                                if isinstance(entry, dict)}
         # only the solves these rows keep (a later part may have replaced an earlier run's cells)
         kept = set(_cells(rows[rows["phase"] == "solve"], "variant"))
-        self.times = times[[cell in kept for cell in _cells(times, "variant")]]
+
+        def keep(frame: pd.DataFrame) -> pd.DataFrame:
+            return frame[[cell in kept for cell in _cells(frame, "variant")]]
+
+        self.ran = keep(ran).assign(half=lambda frame: [
+            half_of(index, source) for index, source in zip(frame["source_index"], frame["source"])])
+        self.solves = keep(solves).assign(half=lambda frame: [
+            half_of(index, source) for index, source in zip(frame["source_index"], frame["source"])])
+        halves = dict(zip(zip(self.ran["graph"], self.ran["source"]), self.ran["half"]))
+        self.times = keep(times).assign(half=lambda frame: [
+            halves.get((graph, source)) or half_of(None, source) for graph, source in zip(frame["graph"],
+                                                                                          frame["source"])])
         labels = set(_cells(self.times, "label"))  # the summary names a variant by its label
         self.summary = summary[[cell in labels for cell in _cells(summary, "variant")]]
 
-    def ran(self, name: str) -> bool:
-        """Whether the run included a variant `name` stands for (`run --variant` may have left it out)."""
-        return bool(stands_for(name, self.variants))
+    # ------------------------------------------------------------------------------------------ picking
 
-    def pick(self, name: str, graph: str) -> str | None:
-        """The fastest (by median time on `graph`) of the variants `name` stands for; None when none of them has
-        a verified solve there."""
-        timed = self.times[self.times["graph"] == graph].groupby("variant", sort=False)["time_ms"].median()
-        candidates = timed[timed.index.isin(stands_for(name, self.variants))]
-        return None if candidates.empty else str(candidates.idxmin())
+    def verified_variants(self, name: str, graph: str) -> list[str]:
+        """The variants `name` stands for that have a verified solve on `graph`."""
+        here = set(self.times.loc[self.times["graph"] == graph, "variant"])
+        return [variant for variant in stands_for(name, self.variants) if variant in here]
+
+    def fastest(self, candidates: list[str], graph: str, half: str | None) -> str | None:
+        """Of `candidates`, the fastest by median time on `graph` over the sources of `half` (None: all); None
+        when none has a verified solve there."""
+        times = self.times[(self.times["graph"] == graph) & self.times["variant"].isin(candidates)]
+        if half is not None:
+            times = times[times["half"] == half]
+        medians = times.groupby("variant", sort=False)["time_ms"].median()
+        medians = medians.reindex([variant for variant in candidates if variant in medians.index])
+        return None if medians.empty else str(medians.idxmin())
+
+    def pick(self, names: list[str], graph: str) -> tuple[list[str | None], str | None, str]:
+        """(the variant each name picks, the half its claim is judged on (None: every source), the `selection`
+        text). A name standing for one verified variant picks it; a sweep (several) picks its fastest on half A,
+        and the claim is judged on half B, unless a half holds no verified solve of a side, where it is picked
+        and judged on every source ("in-sample")."""
+        candidates = [self.verified_variants(name, graph) for name in names]
+        sweeps = [(name, found) for name, found in zip(names, candidates) if len(found) > 1]
+        if not sweeps:
+            return [found[0] if found else None for found in candidates], None, ""
+        on_a = [self.fastest(found, graph, "A") for found in candidates]
+        judged_on_b = all(variant is not None and self.fastest([variant], graph, "B") is not None
+                          for variant in on_a)
+        which = ", ".join(f"{name}: best of {len(found)}" for name, found in sweeps)
+        if judged_on_b:
+            swept = [variant for _, found in sweeps for variant in found]
+            count = {half: self._sources(graph, swept, half) for half in "AB"}
+            return on_a, "B", (f"{which}, picked on half A ({count['A']} sources, even source index), judged on "
+                               f"half B ({count['B']})")
+        picked = [self.fastest(found, graph, None) for found in candidates]
+        return picked, None, f"{which}, picked in-sample (on the sources it is judged on: a half had no verified solve)"
+
+    def _sources(self, graph: str, variants: list[str], half: str) -> int:
+        ran = self.ran[(self.ran["graph"] == graph) & self.ran["variant"].isin(variants) & (self.ran["half"] == half)]
+        return int(ran["source"].nunique())
+
+    # ------------------------------------------------------------------------------------------ judging
 
     def record(self, graph: str, claim: str, variant: str, **fields: Any) -> dict[str, Any]:
         base = {column: None for column in CLAIM_COLUMNS}
         stand_ins = self.summary.loc[self.summary["graph"] == graph, "stand_in_for"]
         base.update(run_id=self.run_id, graph=graph, stand_in_for=stand_ins.iloc[0] if len(stand_ins) else "",
                     claim=claim, variant=variant, measured=math.nan, ci_low=math.nan, ci_high=math.nan, faster_on="",
-                    verdict=NOT_MEASURED)
+                    verdict=NOT_MEASURED, selection="", reason="")
         base.update(fields)
+        named = [name for name in (base["variant"], base["against"]) if name]
+        base["all_pairs"] = ", ".join(name for name in named if solves_all_pairs(self.variants.get(name)))
         return base
+
+    def unmeasurable(self, graph: str, names: list[str]) -> str:
+        """Why a claim naming `names` cannot be judged on `graph` before any time is looked at; "" when it can."""
+        if graph not in self.graphs:
+            return GRAPH_NOT_REACHED if graph in self.selected_graphs else GRAPH_NOT_IN_RUN
+        missing = [name for name in names if not stands_for(name, self.variants)]
+        if missing:
+            return f"{VARIANT_NOT_RUN}: {', '.join(missing)}"
+        unverified = [name for name in names if not self.verified_variants(name, graph)]
+        if unverified:
+            return f"{NO_VERIFIED_SOLVE}: {', '.join(unverified)}"
+        return ""
 
     def efficiency(self, graph: str, name: str, least: float) -> dict[str, Any]:
         requirement = f"at least {format_percent(least)} of the floor"
-        chosen = self.pick(name, graph)
-        # the summary names a variant by its label (load.label_rows), which the verified times carry
-        labels = self.times.loc[(self.times["graph"] == graph) & (self.times["variant"] == chosen), "label"]
-        row = self.summary[(self.summary["graph"] == graph) & self.summary["variant"].isin(set(labels))]
-        value = float(row["efficiency"].iloc[0]) if len(row) else math.nan
-        if math.isnan(value):
-            return self.record(graph, "efficiency", chosen or name, requirement=requirement)
+        why = self.unmeasurable(graph, [name])
+        if why:
+            return self.record(graph, "efficiency", name, requirement=requirement, reason=why)
+        (chosen,), half, selection = self.pick([name], graph)
+        solves = self.solves[(self.solves["graph"] == graph) & (self.solves["variant"] == chosen)]
+        if half is not None:
+            solves = solves[solves["half"] == half]
+        ratios = (solves["floor_s"].astype(float) / solves["time_s"].where(solves["time_s"] > 0)).dropna()
+        if ratios.empty:
+            return self.record(graph, "efficiency", chosen, requirement=requirement, selection=selection,
+                               reason=NO_FLOOR)
+        value = float(ratios.median())
         met = value >= least
         return self.record(graph, "efficiency", chosen, requirement=requirement, measured=value,
-                           verdict="met" if met else "not met", met=met)
+                           verdict="met" if met else "not met", met=met, selection=selection)
 
-    def faster(self, graph: str, name: str, other: str, options: CompareOptions) -> dict[str, Any]:
-        mine, theirs = self.pick(name, graph), self.pick(other, graph)
+    def faster(self, graph: str, name: str, other: str) -> dict[str, Any]:
         requirement = "faster (paired by source)"
-        if mine is None or theirs is None:
-            return self.record(graph, "faster than", mine or name, against=theirs or other, requirement=requirement)
-        result = compare_times(graph, theirs, mine, source_times(self.times, graph=graph, variant=theirs),
-                               source_times(self.times, graph=graph, variant=mine), options)
-        judged = result["verdict"] != "too few solves"
-        return self.record(graph, "faster than", mine, against=theirs, requirement=requirement,
-                           measured=result["ratio"], ci_low=result["ci_low"], ci_high=result["ci_high"],
-                           faster_on=result["new_faster_on"], verdict=result["verdict"],
-                           met=(result["verdict"] == "faster") if judged else None)
+        why = self.unmeasurable(graph, [name, other])
+        if why:
+            return self.record(graph, "faster than", name, against=other, requirement=requirement, reason=why)
+        (mine, theirs), half, selection = self.pick([name, other], graph)
+
+        def side(variant: str) -> tuple[pd.Series, pd.Index]:
+            """(time_ms by source, the sources it ran) of one side, on the judged half."""
+            times = self.times[(self.times["graph"] == graph) & (self.times["variant"] == variant)]
+            ran = self.ran[(self.ran["graph"] == graph) & (self.ran["variant"] == variant)]
+            if half is not None:
+                times, ran = times[times["half"] == half], ran[ran["half"] == half]
+            return times.set_index("source")["time_ms"], pd.Index(ran["source"].unique())
+
+        (base, base_ran), (new, new_ran) = side(theirs), side(mine)
+        result = compare_times(graph, theirs, mine, base, new, self.options, base_ran, new_ran)
+        fields = dict(against=theirs, requirement=requirement, measured=result["ratio"], ci_low=result["ci_low"],
+                      ci_high=result["ci_high"], faster_on=result["new_faster_on"], variant_only=result["new_only"],
+                      against_only=result["base_only"], selection=selection)
+        if result["verdict"] == NOT_ENOUGH_DATA:
+            return self.record(graph, "faster than", mine, **fields, reason=(
+                f"{TOO_FEW_PAIRS}: {result['pairs']} of the {result['pairs_needed']} needed"))
+        return self.record(graph, "faster than", mine, **fields, verdict=result["verdict"],
+                           met=result["verdict"] == "faster")

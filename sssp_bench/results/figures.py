@@ -7,7 +7,9 @@ median over verified solves of a numeric counter the implementation reports.
 
 A figure's variants are the names it lists, each standing for variants by results/names.py's rule; without a list,
 every variant of the run but its baselines. A graph or variant the run did not include, or one without a verified
-solve there, leaves a gap in its line (no point), never a made-up value.
+solve there, leaves a gap in its line (no point), never a made-up value. A variant whose every solve computes all
+pairs (floyd-warshall: summary.solves_all_pairs) is drawn as "NAME (all pairs)": its values are of the all-pairs
+computation, beside the others' single-source solves.
 """
 
 from __future__ import annotations
@@ -23,7 +25,10 @@ import pandas as pd
 from .load import Run
 from .names import stands_for
 from .schema import solve_outcome
-from .summary import run_variants
+from .summary import run_variants, solves_all_pairs
+
+ALL_PAIRS_SERIES = "{} (all pairs)"
+"""A figure's series name for a variant whose every solve computes all pairs."""
 
 # y -> (the summary column, the axis label)
 Y_AXES = {
@@ -116,11 +121,13 @@ def _figure(run_id: str, manifest: dict[str, Any], rows: pd.DataFrame, summary: 
         baselines = {_variant_of(str(label), run_id) for label in summary["baseline"] if label}
         named = [variant for variant in variants if variant not in baselines]
     named = list(dict.fromkeys(named))
+    series = {variant: ALL_PAIRS_SERIES.format(variant) if solves_all_pairs(variants.get(variant)) else variant
+              for variant in named}
     if x.startswith("sweep:"):
         return _sweep_figure(run_id, figure, rows, named, values, y_label)
     records = manifest.get("graphs") or {}
     places = {graph: x_value(records.get(graph) or {}, x) for graph in figure["graphs"]}
-    points = [(variant, False, graph, places[graph], value, graph)
+    points = [(series[variant], False, graph, places[graph], value, graph)
               for variant in named for graph in figure["graphs"]
               for value in [values.get((graph, variant))]
               if places[graph] is not None and _finite(value)]
@@ -146,6 +153,8 @@ def _sweep_figure(run_id: str, figure: dict[str, Any], rows: pd.DataFrame, named
         if isinstance(place, bool) or not isinstance(place, (int, float)):
             continue
         entry = variant.split("[", 1)[0]
+        if solves_all_pairs(rows.loc[rows["variant"] == variant, "implementation"].iloc[0]):
+            entry = ALL_PAIRS_SERIES.format(entry)
         for graph in figure["graphs"]:
             value = values.get((graph, variant))
             if _finite(value):

@@ -16,7 +16,7 @@ other variants (bfs4k-table2's "bfs4k" labels the tuned entry and never takes bf
 What each consumer does when a name stands for several variants:
 - `run --variant`: runs every one of them;
 - claims (`efficiency`, `faster_than`): the fastest of them on each graph, by median time, the way a paper's table
-  gives a comparator's best setting;
+  gives a comparator's best setting, picked on one half of the sources and judged on the other (claims.py);
 - an `mteps` target: each variant it stands for is checked against it; where two of a graph's targets stand for
   one variant, the name found by the earlier rule sets it (`name_for`);
 - the `baseline`: it must pick exactly one variant on a graph; where it stands for none or several there, that graph

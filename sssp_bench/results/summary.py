@@ -4,6 +4,16 @@ over the baseline, the speed target and whether it was met (SUMMARY_COLUMNS; the
 Only *verified* solves (schema.solve_outcome) count toward timing: a wrong or unchecked answer is not a result,
 however fast it was. Merged runs keep a variant that two of them ran on one graph apart (load.label_rows).
 
+Speedup = the baseline's median time / the variant's, both over the sources both verified, so that a baseline run
+on 3 sources is not divided by a median over 100 (`speedup_sources`: "3/100", the sources both verified of those
+the busier side verified; where they share none, the two whole medians, "0/N"). The report marks a speedup over
+fewer sources than either side verified.
+
+All pairs: an implementation whose every solve computes all pairs (`solves_all_pairs`, floyd-warshall) has its
+rows marked `all_pairs`: its times, MTEPS, efficiency and speedup are of the all-pairs computation, which the report
+marks wherever they stand beside single-source ones; no speedup divides by it (that would pass an all-pairs time off
+as one source's).
+
 Stand-ins: a graph whose real file was not fetched and whose synthetic stand-in ran instead keeps the paper's label,
 so tables line up with the paper; its summary rows carry `stand_in_for` and the `stand_in` spec, from the run's
 manifest (the authority), else from the rows.
@@ -23,12 +33,12 @@ from .names import baseline_for, name_for, stands_for
 from .schema import FAILURE_OUTCOMES, solve_outcome
 
 SUMMARY_COLUMNS = [
-    "run_id", "graph", "stand_in_for", "stand_in", "variant", "implementation", "device", "kind", "solves", "verified",
-    "verified_total",
+    "run_id", "graph", "stand_in_for", "stand_in", "variant", "implementation", "device", "kind", "all_pairs", "solves",
+    "verified", "verified_total",
     "failures", "time_median_ms", "time_min_ms", "time_q25_ms", "time_q75_ms", "time_iqr_ms",
     "end_to_end_median_ms", "mteps_median", "reached_arcs_median", "efficiency", "floor_median_ms", "speedup",
     "baseline", "baseline_run_id",
-    "speedup_note", "prepare_ms", "prepare_status", "target_mteps", "target_met", "energy_j",
+    "speedup_note", "speedup_sources", "prepare_ms", "prepare_status", "target_mteps", "target_met", "energy_j",
 ] + [f"n_{outcome}" for outcome in FAILURE_OUTCOMES]
 
 
@@ -51,9 +61,16 @@ def summarize(runs: Any) -> pd.DataFrame:
     _add_speedups(summary, rows, loaded, manifests)
     _add_targets(summary, loaded)
 
-    # Graph-major order, graphs and variants in the order the runs first met them (the config's order).
+    # Graph-major order: graphs in the order the runs first met them (the config's order); variants in each run's
+    # config order (the runner varies the order it runs them in from graph to graph, run/order.py), then any the
+    # config does not list (hand-written runs) in the order the rows met them.
     graph_order = {graph: index for index, graph in enumerate(dict.fromkeys(rows["graph"]))}
-    label_order = {label: index for index, label in enumerate(dict.fromkeys(rows["label"]))}
+    label_of = {(str(run_id), variant): label
+                for run_id, variant, label in zip(rows["run_id"], rows["variant"], rows["label"])}
+    in_config_order = [label_of[(str(manifest["run_id"]), variant["name"])] for manifest, _ in loaded
+                       for variant in (manifest.get("config") or {}).get("variants") or []
+                       if isinstance(variant, dict) and (str(manifest["run_id"]), variant.get("name")) in label_of]
+    label_order = {label: index for index, label in enumerate(dict.fromkeys([*in_config_order, *rows["label"]]))}
     summary["_graph_order"] = summary["graph"].map(graph_order)
     summary["_label_order"] = summary["variant"].map(label_order)
     summary = summary.sort_values(["_graph_order", "_label_order"], kind="stable")
@@ -65,6 +82,15 @@ def baseline_text(baseline: Any) -> str:
     if isinstance(baseline, dict):
         return ", ".join(f"{kind}: {name}" for kind, name in baseline.items())
     return str(baseline or "none")
+
+
+def solves_all_pairs(implementation: Any) -> bool:
+    """Whether every solve of the implementation of this name computes all pairs (impls' `solves_all_pairs`); False
+    for a name the registry does not know (rows of an implementation since renamed, hand-written test rows)."""
+    from ..impls import registry  # results read the implementations' declared traits, never their code paths
+
+    found = registry().get(str(implementation))
+    return bool(getattr(found, "solves_all_pairs", False))
 
 
 def run_variants(rows: pd.DataFrame) -> dict[str, str]:
@@ -133,6 +159,7 @@ def _summarize_group(run_id: str, graph: str, label: str, group: pd.DataFrame) -
         "implementation": _first(group["implementation"]),
         "device": _first(group["device"]),
         "kind": _first(group["kind"]),
+        "all_pairs": solves_all_pairs(_first(group["implementation"])),
         "solves": int(len(solves)),
         "verified": int(len(verified)),
         "verified_total": f"{len(verified)}/{len(solves)}",
@@ -151,6 +178,7 @@ def _summarize_group(run_id: str, graph: str, label: str, group: pd.DataFrame) -
         "baseline": "",
         "baseline_run_id": "",
         "speedup_note": "",
+        "speedup_sources": "",
         "prepare_ms": float(np.median(prepare_times_ms)) if prepare_times_ms.size else math.nan,
         "prepare_status": prepare_statuses[0] if prepare_statuses else ("ok" if len(prepares) else ""),
         "energy_j": _energy_per_solve(group),
@@ -183,7 +211,8 @@ def _add_speedups(summary: pd.DataFrame, rows: pd.DataFrame, loaded: list[Run],
     variant is divided by the baseline of its problem kind (names.baseline_for: one name for every kind, or one
     per kind). It must stand for exactly one variant on the graph (names.py), looked for in the same run first,
     then in the other merged runs (a baseline measured once and GPU implementations measured in a later run). A
-    baseline that ran and failed gives no speedup.
+    baseline that ran and failed gives no speedup, nor does one that solves all pairs. Both medians are over the
+    sources both verified (`speedup_sources`, the module docstring).
     """
     run_order = [str(manifest["run_id"]) for manifest, _ in loaded]
     variants_of = {str(manifest["run_id"]): run_variants(run_rows) for manifest, run_rows in loaded}
@@ -193,6 +222,7 @@ def _add_speedups(summary: pd.DataFrame, rows: pd.DataFrame, loaded: list[Run],
     ran: dict[tuple[str, str], dict[str, str]] = {}
     for run_id, graph, variant, label in zip(rows["run_id"], rows["graph"], rows["variant"], rows["label"]):
         ran.setdefault((run_id, graph), {})[variant] = label
+    times = _verified_times_by_source(rows)
 
     def baseline_key(run_id: str, graph: str, name: str) -> tuple[tuple[str, str, str] | None, str]:
         """(run, graph, label) of the baseline's variant on this graph, or None and why not."""
@@ -230,10 +260,40 @@ def _add_speedups(summary: pd.DataFrame, rows: pd.DataFrame, loaded: list[Run],
         elif base.kind != row.kind and _graph_weighted(manifests, row.run_id, key[0], row.graph) is not False:
             # BFS levels and SSSP distances are the same answer only on an unweighted graph.
             summary.at[index, "speedup_note"] = f"baseline solves {base.kind}, this solves {row.kind} (weighted graph)"
-        elif base.time_median_ms > 0 and row.time_median_ms > 0:
-            summary.at[index, "speedup"] = base.time_median_ms / row.time_median_ms
+        elif base.all_pairs and not row.all_pairs:
+            summary.at[index, "speedup_note"] = f"baseline {key[2]} solves all pairs in each solve"
         else:
-            summary.at[index, "speedup_note"] = "zero median time"
+            base_ms, row_ms, sources = _over_shared_sources(times.get(key, {}), times.get((row.run_id, row.graph,
+                                                                                          row.variant), {}))
+            if base_ms > 0 and row_ms > 0:
+                summary.at[index, "speedup"] = base_ms / row_ms
+                summary.at[index, "speedup_sources"] = sources
+            else:
+                summary.at[index, "speedup_note"] = "zero median time"
+
+
+def _verified_times_by_source(rows: pd.DataFrame) -> dict[tuple[str, str, str], dict[Any, list[float]]]:
+    """(run, graph, label) -> source -> the verified solves' times there, ms (every repetition)."""
+    solves = rows[rows["phase"] == "solve"]
+    found: dict[tuple[str, str, str], dict[Any, list[float]]] = {}
+    for run_id, graph, label, source, status, certificate, reference, time_s in zip(
+            solves["run_id"], solves["graph"], solves["label"], solves["source"], solves["status"],
+            solves["certificate"], solves["reference"], solves["time_s"]):
+        if solve_outcome(status, certificate, reference) == "verified" and pd.notna(time_s):
+            found.setdefault((run_id, graph, label), {}).setdefault(source, []).append(float(time_s) * 1e3)
+    return found
+
+
+def _over_shared_sources(base: dict[Any, list[float]], mine: dict[Any, list[float]]) -> tuple[float, float, str]:
+    """(the baseline's median ms, the variant's, "shared/most") over the sources both verified; over all of each
+    side's where they share none. `base` and `mine`: source -> verified times (_verified_times_by_source)."""
+    shared = [source for source in mine if source in base]
+
+    def median(times: dict[Any, list[float]]) -> float:
+        values = [time for source in (shared or times) for time in times[source]]
+        return float(np.median(values)) if values else math.nan
+
+    return median(base), median(mine), f"{len(shared)}/{max(len(base), len(mine))}"
 
 
 def _add_targets(summary: pd.DataFrame, loaded: list[Run]) -> None:

@@ -13,8 +13,12 @@ METRIC_DEFINITIONS = (
     ("median (IQR)", "median and interquartile range (75th - 25th percentile) of the verified solves' times"),
     ("MTEPS", "millions of traversed edges per second: arcs leaving reached vertices / time, "
               "the median over verified solves"),
-    ("speedup", "the baseline's median time / the implementation's median time on the same graph; "
-                "above 1x is faster than the baseline"),
+    ("speedup", "the baseline's median time / the implementation's median time on the same graph, both over the "
+                "sources both verified (followed by (k/n) where that is k of the n the busier side verified); "
+                "above 1x is faster than the baseline. The baseline is named below the table, per problem kind"),
+    ("‡ (all pairs)", "an implementation whose every solve computes all pairs (floyd-warshall): its time, MTEPS, "
+                      "efficiency and speedup are of the all-pairs computation, marked wherever they stand beside "
+                      "single-source numbers (tables, charts, figures, claims); no speedup divides by it"),
     ("efficiency", "the roofline floor of a solve / its measured time, the median over verified solves (a "
                    "fraction in report.csv). The floor, measured on the run's GPU, is max(reached arcs x the time "
                    "per arc of one pass relaxing every arc once with atomicMin, hop depth from the source x the "

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...results.numbers import format_number, format_percent
 from ..plot import CHART_NAME, chart_title
-from ..text import STAND_IN_MARK, graph_cell, markdown_cell
+from ..text import STAND_IN_MARK, all_pairs_mark, graph_cell, markdown_cell, speedup_cell, speedup_notes
 
 if TYPE_CHECKING:
     from .. import Report
@@ -24,17 +24,22 @@ def section(report: Report) -> list[str]:
         lines += ["| graph | variant | kind | device | verified | median (IQR) ms | min ms | MTEPS | efficiency | "
                   "speedup | prepare ms |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
         for row in summary.itertuples(index=False):
+            mark = all_pairs_mark(row)  # on every number of an all-pairs variant's row
             timing = ("-" if not row.verified
-                      else f"{format_number(row.time_median_ms)} ({format_number(row.time_iqr_ms)})")
+                      else f"{format_number(row.time_median_ms)} ({format_number(row.time_iqr_ms)}){mark}")
+            efficiency = format_percent(row.efficiency)
             lines.append(
                 f"| {markdown_cell(graph_cell(row.graph, row.stand_in_for))} | {markdown_cell(row.variant)} | "
                 f"{markdown_cell(row.kind or '-')} | {markdown_cell(row.device or '-')} | "
-                f"{row.verified_total} | {timing} | {format_number(row.time_min_ms)} | "
-                f"{format_number(row.mteps_median)} | {format_percent(row.efficiency)} | "
-                f"{format_number(row.speedup, 'x')} | "
+                f"{row.verified_total} | {timing} | {_marked(format_number(row.time_min_ms), mark)} | "
+                f"{_marked(format_number(row.mteps_median), mark)} | {_marked(efficiency, mark)} | "
+                f"{speedup_cell(row)} | "
                 f"{format_number(row.prepare_ms)} |"
             )
         lines.append("")
+        notes_on_numbers = speedup_notes(summary, report.manifests)
+        for note in notes_on_numbers:
+            lines += [markdown_cell(note), ""]
         if summary["stand_in_for"].astype(bool).any():
             lines += [(f"{STAND_IN_MARK} A synthetic stand-in ran under this label: these are not the real graph's "
                        "numbers (see Graphs)."), ""]
@@ -54,6 +59,10 @@ def section(report: Report) -> list[str]:
             lines += ["Some speedups use a baseline measured in another of the merged runs (see report.csv, "
                       "`baseline_run_id`): compare the runs' hosts above.", ""]
     return lines + [f"![{chart_title(summary)}]({CHART_NAME}.svg)", ""]
+
+
+def _marked(text: str, mark: str) -> str:
+    return text if text in ("", "-") else text + mark
 
 
 def _speedup_note_lines(notes: list[Any]) -> list[str]:

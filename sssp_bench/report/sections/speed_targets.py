@@ -9,7 +9,7 @@ import pandas as pd
 
 from ...results.numbers import format_number
 from ...results.summary import paper_mteps, target_scale
-from ..text import graph_cell, markdown_cell
+from ..text import all_pairs_mark, graph_cell, markdown_cell
 
 if TYPE_CHECKING:
     from .. import Report
@@ -39,5 +39,5 @@ def section(report: Report) -> list[str]:
         target = "-" if pd.isna(row.target_mteps) else format_number(row.target_mteps)
         verdict = "-" if row.target_met is None else ("yes" if row.target_met else "**no**")
         lines.append(f"| {markdown_cell(graph_cell(row.graph, row.stand_in_for))} | {markdown_cell(row.variant)} | "
-                     f"{paper:g} | {target} | {format_number(row.mteps_median)} | {verdict} |")
+                     f"{paper:g} | {target} | {format_number(row.mteps_median)}{all_pairs_mark(row)} | {verdict} |")
     return lines + [""]
