@@ -99,6 +99,11 @@ GRAPHS = {
     "diamond": lambda: from_arcs(7, [0, 0, 0, 2, 1, 2, 3, 3, 6], [1, 2, 2, 1, 3, 3, 3, 4, 0],
                                  [4, 3, 1, 2, 1, 5, 0, 0, 1], name="diamond"),
     "zero-cycle": lambda: from_arcs(5, [0, 1, 2, 2, 4, 4], [1, 2, 1, 3, 4, 3], [0, 0, 0, 2, 0, 0]),
+    # many zero-weight arcs, and zero-sum cycles of negative weights: the tight-path rounds run on these
+    "random-zero-weights": lambda: apply_weights(generate("random:n=3000,m=12000,seed=25"),
+                                                 "uniform:min=0,max=3,seed=5"),
+    "grid-zero-sum-cycles": lambda: apply_weights(generate("grid:rows=30,cols=30,seed=26"),
+                                                  "negative:min=0,max=3,potential=20,seed=6"),
 }
 
 
@@ -223,3 +228,69 @@ def test_the_roofline_measurements_are_sane():
         expected = max(item["reached_arcs"] * record["time_per_arc_ns"], item["hop_depth"] * device["chain_latency_ns"])
         assert item["floor_s"] == pytest.approx(expected * 1e-9)
     runtime.release_device_graphs()
+
+
+# --- condition 5: every reached vertex is reached over tight arcs (issue 34, item 8) --------------------------------
+
+ZERO_CYCLE_WRONG_ANSWERS = {
+    # graph, source, values that conditions 1-4 alone accept, vertices no tight path reaches
+    "reached zero cycle too small": (from_arcs(5, [0, 1, 2, 2, 4, 4], [1, 2, 1, 3, 4, 3], [0, 0, 0, 2, 0, 0]), 0,
+                                     [0, -1, -1, 1, None], 2),
+    "unreached zero cycle given values": (from_arcs(4, [0, 2, 3], [1, 3, 2], [1, 0, 0]), 0, [0, 1, 5, 5], 2),
+    "zero-sum cycle of negative weights": (from_arcs(4, [0, 1, 2, 2], [1, 2, 1, 3], [5, 1, -1, -2]), 0,
+                                           [0, 3, 4, 2], 3),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+@pytest.mark.parametrize("name", sorted(ZERO_CYCLE_WRONG_ANSWERS))
+def test_values_only_a_zero_weight_cycle_vouches_for_are_rejected_on_the_device(name, dtype):
+    graph, source, values, unrooted = ZERO_CYCLE_WRONG_ANSWERS[name]
+    unreached = runtime.DIST_INF if dtype == np.int64 else INT32_MAX
+    array = np.array([unreached if value is None else value for value in values], dtype=dtype)
+    host, device = both(graph, source, array, unreached, "sssp")
+    assert not host.ok and host.counts["unrooted_vertices"] == unrooted, host.message
+    assert (host.counts["relax_violations"], host.counts["unsupported_vertices"]) == (0, 0)
+    assert (device.ok, device.message, device.counts) == (host.ok, host.message, host.counts)
+
+
+def test_right_answers_pass_where_chosen_tight_parents_close_zero_weight_cycles():
+    """Every vertex of the reached zero cycles 1 -> 2 -> 1 and 1 -> 2 -> 3 -> 4 -> 1 has tight in-arcs from the cycle
+    as well as the one from the source side; a round whose chosen parents close a cycle must not fail the answer."""
+    graph = from_arcs(6, [0, 1, 2, 2, 3, 4, 5, 5], [1, 2, 1, 3, 4, 1, 3, 2], [3, 0, 0, 0, 0, 0, 0, 0])
+    for source in (0, 5):
+        values = as_array(reference_distances(graph, source), np.int64, runtime.DIST_INF)
+        assert_agree(graph, source, values, runtime.DIST_INF, "sssp", True)
+
+
+def test_the_tight_path_rounds_stay_few_on_a_large_graph_with_zero_weights():
+    """A right answer on 1M arcs, 1% of them weighing 0: the device certificate passes it, as the host one does."""
+    graph = apply_weights(generate("rmat:n=65536,m=1048576,seed=27"), "uniform:min=0,max=100,seed=7")
+    values = as_array(reference_distances(graph, 0), np.int64, runtime.DIST_INF)
+    assert_agree(graph, 0, values, runtime.DIST_INF, "sssp", True)
+
+
+@pytest.mark.parametrize("low", [0, -1])
+def test_the_device_agrees_with_the_host_on_answers_near_zero_weight_cycles(low):
+    """The host's property test (tests/test_verify.py: the certificate passes exactly the right answers) on the
+    device: the same small random graphs, right answers and wrong ones near them, the same verdicts and counts."""
+    from sssp_bench.errors import NegativeCycleError
+    from test_verify import wrong_answers_near
+
+    rng = np.random.default_rng(13)
+    caught_by_tight_paths = 0
+    for trial in range(300):
+        n = int(rng.integers(2, 8))
+        m = int(rng.integers(1, 3 * n))
+        graph = from_arcs(n, rng.integers(0, n, m), rng.integers(0, n, m), rng.integers(low, 3, m).astype(np.int32))
+        source = int(rng.integers(0, n))
+        try:
+            right = reference_distances(graph, source)
+        except NegativeCycleError:
+            continue
+        for values in [right, *wrong_answers_near(rng, graph, right)]:
+            array = as_array(values, np.int64, runtime.DIST_INF)
+            host, device = both(graph, source, array, runtime.DIST_INF, "sssp")
+            assert (device.ok, device.message, device.counts) == (host.ok, host.message, host.counts), trial
+            caught_by_tight_paths += bool(host.counts.get("unrooted_vertices"))
+    assert caught_by_tight_paths >= 10, caught_by_tight_paths

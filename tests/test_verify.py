@@ -9,6 +9,8 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
 from sssp_bench.graph.csr import from_arcs
+from sssp_bench.graph.generators import generate
+from sssp_bench.graph.weights import apply_weights
 from sssp_bench.errors import NegativeCycleError
 from sssp_bench.run.verify import (
     FLOAT_RTOL,
@@ -16,7 +18,9 @@ from sssp_bench.run.verify import (
     certificate,
     compare,
     reference_distances,
+    negative_weight_reference,
     scipy_matrix,
+    tight_paths_needed,
     tolerance_for,
 )
 
@@ -115,17 +119,122 @@ def test_zero_weight_self_loop_does_not_vouch_for_its_vertex(zero_cycle_case):
     assert not check.ok and "vertex 4" in check.message
 
 
-def test_certificate_blind_spot_zero_weight_cycles_need_the_reference(zero_cycle_case):
-    """As documented: values too small on a reached zero-weight cycle pass the certificate; compare catches them."""
+def test_certificate_catches_values_that_only_a_zero_weight_cycle_vouches_for(zero_cycle_case):
+    """Conditions 1-3 alone (no relaxable arc, a tight in-arc everywhere: all the certificate checked before) pass
+    these wrong answers; the tight-path condition finds no path of tight arcs from the source to them."""
     graph = zero_cycle_case.graph
     wrong = np.array([0, -1, -1, 1, INF])  # cycle 1 <-> 2 at -1 (truth 0), and 3 consistent with it
-    assert certificate(graph, 0, wrong).ok
-    check = compare(reference_distances(graph, 0), wrong)
-    assert not check.ok and "vertex 1" in check.message
+    check = certificate(graph, 0, wrong)
+    assert (check.counts["relax_violations"], check.counts["unsupported_vertices"]) == (0, 0)
+    assert not check.ok and check.counts["unrooted_vertices"] == 2  # 1 and 2; 3 (arc 2->3 weighs 2) follows them
+    assert "vertex 1: distance -1 but no path of tight arcs from the source reaches it" in check.message
+    assert "(2 such vertices)" in check.message
 
     unreached_cycle = from_arcs(4, [0, 2, 3], [1, 3, 2], [1, 0, 0])  # 2 <-> 3 is a zero-weight cycle 0 never reaches
-    assert certificate(unreached_cycle, 0, np.array([0, 1, 5, 5])).ok
-    assert not compare(reference_distances(unreached_cycle, 0), np.array([0, 1, 5, 5]))
+    check = certificate(unreached_cycle, 0, np.array([0, 1, 5, 5]))
+    assert (check.counts["relax_violations"], check.counts["unsupported_vertices"]) == (0, 0)
+    assert not check.ok and "vertex 2: distance 5" in check.message and "should be inf" in check.message
+    assert certificate(unreached_cycle, 0, np.array([0, 1, INF, INF]))
+
+
+def test_certificate_catches_a_zero_sum_cycle_of_negative_weights():
+    """With negative weights a tight cycle needs no zero-weight arc: 1 -> 2 (+1), 2 -> 1 (-1) sums to 0."""
+    graph = from_arcs(4, [0, 1, 2, 2], [1, 2, 1, 3], [5, 1, -1, -2])
+    assert certificate(graph, 0, np.array([0, 5, 6, 4]))
+    too_small = np.array([0, 3, 4, 2])  # 1 and 2 two below their distance, held up by each other; 3 follows
+    check = certificate(graph, 0, too_small)
+    assert (check.counts["relax_violations"], check.counts["unsupported_vertices"]) == (0, 0)
+    assert not check.ok and check.counts["unrooted_vertices"] == 3 and "vertex 1: distance 3" in check.message
+
+
+def test_certificate_catches_a_cycle_tight_only_within_the_float_tolerance():
+    """Float weights: 1e-7 per arc is below the tolerance at distances near 1000, so 1 <-> 2 is a tight cycle."""
+    graph = from_arcs(3, [0, 1, 2], [1, 2, 1], np.array([1000.0, 1e-7, 1e-7], dtype=np.float32))
+    assert certificate(graph, 0, np.array([0, 1000, 1000 + 1e-7]))
+    check = certificate(graph, 0, np.array([0, 999, 999]))
+    assert (check.counts["relax_violations"], check.counts["unsupported_vertices"]) == (0, 0)
+    assert not check.ok and check.counts["unrooted_vertices"] == 2
+
+
+def test_right_answers_pass_where_tight_parents_also_form_zero_weight_cycles():
+    """Every vertex of a reached zero-weight cycle has a tight in-arc from the cycle as well as the one that leads
+    back to the source; the tight-path condition must find the latter (a BFS, not one chosen parent each)."""
+    graph = from_arcs(5, [0, 1, 2, 2, 3, 4, 3], [1, 2, 1, 3, 4, 3, 1], [3, 0, 0, 0, 0, 0, 0])
+    assert certificate(graph, 0, reference_distances(graph, 0)).counts["unrooted_vertices"] == 0
+    for spec in ("uniform:min=0,max=3,seed=1", "negative:min=0,max=3,potential=9,seed=2"):
+        weighted = apply_weights(generate("random:n=400,m=3000,seed=7"), spec)
+        for source in (0, 17, 399):
+            check = certificate(weighted, source, reference_distances(weighted, source))
+            assert check.ok, (spec, source, check.message)
+
+
+def wrong_answers_near(rng, graph, right: np.ndarray, tries: int = 6):
+    """Wrong vectors near a right answer: a random set of vertices lowered or raised by 1; every unreached vertex
+    given one finite value; and the vertices a random x reaches over tight arcs lowered by 1, which keeps
+    conditions 1-3 whenever x lies on a cycle of tight arcs (weight 0)."""
+    n = graph.n
+    tails, heads = graph.arc_sources(), np.asarray(graph.column_ids)
+    weights = np.asarray(graph.weights, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        tight = np.isfinite(right[tails]) & (right[tails] + weights == right[heads]) & (tails != heads)
+    for _ in range(tries):
+        values = right.copy()
+        chosen = rng.random(n) < 0.5
+        values[chosen & np.isfinite(values)] += rng.choice([-1.0, 1.0])
+        yield values
+        values = right.copy()
+        values[~np.isfinite(right)] = 10.0
+        yield values
+        x = int(rng.integers(0, n))
+        if np.isfinite(right[x]):
+            closure, frontier = {x}, [x]
+            while frontier:
+                vertex = frontier.pop()
+                for head in heads[tight & (tails == vertex)]:
+                    if int(head) not in closure:
+                        closure.add(int(head))
+                        frontier.append(int(head))
+            values = right.copy()
+            values[sorted(closure)] -= 1
+            yield values
+
+
+@pytest.mark.parametrize("low", [0, -1])
+def test_the_certificate_passes_exactly_the_right_answers(low):
+    """Small random graphs with many weight-0 arcs (low 0) or negative ones (low -1, zero-sum cycles included):
+    the certificate's verdict is the reference comparison's, for right answers and for wrong ones near them; some
+    of the wrong ones pass conditions 1-3 and are caught by the tight-path condition alone."""
+    rng = np.random.default_rng(12)
+    caught_by_tight_paths = 0
+    for trial in range(500):
+        n = int(rng.integers(2, 8))
+        m = int(rng.integers(1, 3 * n))
+        graph = from_arcs(n, rng.integers(0, n, m), rng.integers(0, n, m), rng.integers(low, 3, m).astype(np.int32))
+        source = int(rng.integers(0, n))
+        try:
+            right = reference_distances(graph, source)
+        except NegativeCycleError:
+            continue
+        assert certificate(graph, source, right), trial
+        for values in wrong_answers_near(rng, graph, right):
+            check = certificate(graph, source, values)
+            assert check.ok == compare(right, values).ok, (trial, list(values), check.message)
+            if check.counts.get("unrooted_vertices"):
+                caught_by_tight_paths += 1
+    assert caught_by_tight_paths >= 10, caught_by_tight_paths
+
+
+def test_the_tight_path_search_runs_only_where_a_weight_is_at_most_zero(diamond_case, float_case):
+    positive = from_arcs(3, [0, 1], [1, 2], [1, 2])
+    assert not tight_paths_needed(positive, np.array([0, 1, 3.0]))
+    assert not tight_paths_needed(positive.with_weights(None), np.array([0, 1, 2.0]))
+    assert tight_paths_needed(diamond_case.graph, diamond_case.expected)  # its zero-weight arcs
+    assert tight_paths_needed(from_arcs(2, [0], [1], [-3]), np.array([0, -3.0]))
+    # float weights: what counts as light scales with the distances, as the tolerance does
+    assert tight_paths_needed(float_case.graph, float_case.expected, rtol=FLOAT_RTOL)  # its 0.0 arc
+    light = from_arcs(2, [0, 1], [1, 0], np.array([1.0, 1e-3], dtype=np.float32))
+    assert not tight_paths_needed(light, np.array([0, 1.0]), rtol=FLOAT_RTOL)
+    assert tight_paths_needed(light, np.array([0, 1e4]), rtol=FLOAT_RTOL)  # 1e-3 is within 1e-5 of 1e4
 
 
 # --- certificate: BFS form --------------------------------------------------------------------------------------------
@@ -183,9 +292,90 @@ def test_reference_on_the_known_graphs(non_negative_case, negative_dag_case, unr
         assert compare(case.expected, reference_distances(case.graph, case.source))
 
 
-def test_reference_raises_on_a_reachable_negative_cycle(reachable_negative_cycle_case):
-    with pytest.raises(NegativeCycleError):
+def test_reference_raises_on_a_reachable_negative_cycle_naming_it(reachable_negative_cycle_case):
+    with pytest.raises(NegativeCycleError, match=r"reachable from source 0: 1 -> 2 -> 1 \(2 arcs, weight -1\)"):
         reference_distances(reachable_negative_cycle_case.graph, 0)
+    negative_loop = from_arcs(3, [0, 1, 1], [1, 1, 2], [2, -1, 4])
+    with pytest.raises(NegativeCycleError, match=r"1 -> 1 \(1 arcs, weight -1\)"):
+        reference_distances(negative_loop, 0)
+    assert list(reference_distances(negative_loop, 2)) == [INF, INF, 0]  # from 2 the loop is out of reach
+
+
+def random_negative_graph(rng, n: int, m: int, float_weights: bool = False):
+    """Arcs with weights in [-3, 9], parallel arcs and self-loops included: negative cycles come and go."""
+    tails, heads = rng.integers(0, n, m), rng.integers(0, n, m)
+    weights = rng.integers(-3, 10, m)
+    weights = (weights + rng.random(m)).astype(np.float32) if float_weights else weights.astype(np.int32)
+    return from_arcs(n, tails, heads, weights)
+
+
+@pytest.mark.parametrize("float_weights", [False, True])
+def test_negative_weight_reference_agrees_with_scipys_bellman_ford(float_weights):
+    """scipy's bellman_ford (O(nm), no shared code) on small graphs: the same distances (inf where unreached), and
+    a negative cycle exactly where scipy finds one reachable from the source. Tiny chunks split rows."""
+    from scipy.sparse.csgraph import NegativeCycleError as ScipyNegativeCycleError
+    from scipy.sparse.csgraph import bellman_ford
+
+    rng = np.random.default_rng(11)
+    verdicts = {"distances": 0, "negative cycle": 0}
+    for trial in range(150):
+        n = int(rng.integers(1, 25))
+        graph = random_negative_graph(rng, n, int(rng.integers(0, 3 * n)), float_weights)
+        source = int(rng.integers(0, n))
+        try:
+            expected = bellman_ford(scipy_matrix(graph, keep_self_loops=True), directed=True, indices=source)
+        except ScipyNegativeCycleError:
+            expected = None
+        for chunk_arcs in (1, 3, 1 << 20):
+            if expected is None:
+                with pytest.raises(NegativeCycleError):
+                    negative_weight_reference(graph, source, chunk_arcs=chunk_arcs)
+            else:
+                got = negative_weight_reference(graph, source, chunk_arcs=chunk_arcs)
+                assert compare(expected, got, rtol=tolerance_for(graph)), (trial, chunk_arcs)
+        verdicts["negative cycle" if expected is None else "distances"] += 1
+    assert min(verdicts.values()) >= 20, verdicts  # both kinds of answer were exercised
+
+
+def test_negative_cycles_are_found_early_by_the_parent_pointers(monkeypatch):
+    """A negative cycle behind a 300-vertex chain: found among the parent pointers at round 256 with the cycle named,
+    or, with that look switched off, once a walk has as many arcs as the source reaches vertices."""
+    from sssp_bench.run import verify
+
+    chain = 300
+    tails = list(range(chain)) + [chain, chain + 1]
+    heads = list(range(1, chain + 1)) + [chain + 1, chain]
+    graph = from_arcs(chain + 2, tails, heads, [1] * chain + [-2, 1])
+    with pytest.raises(NegativeCycleError, match=r"300 -> 301 -> 300 \(2 arcs, weight -1\)"):
+        reference_distances(graph, 0)
+    monkeypatch.setattr(verify, "CYCLE_LOOK_FROM_ROUND", 10**9)
+    with pytest.raises(NegativeCycleError, match="reachable from source 0"):
+        reference_distances(graph, 0)
+
+
+def test_the_negative_weight_reference_is_independent_of_the_bellman_ford_kernels(monkeypatch):
+    """cpu-bf-queue and cpu-bf are judged by the reference on negative weights: it must not be their kernel. With the
+    kernels broken on purpose (every distance one too high), the reference still gives the right answer."""
+    from sssp_bench.kernels import bellman_ford as kernels
+    from sssp_bench.kernels.arrays import kernel_arrays
+
+    graph = apply_weights(generate("random:n=300,m=2400,seed=3"), "negative:min=1,max=50,potential=40,seed=4")
+    right = reference_distances(graph, 0)
+    for name in ("spfa_kernel", "textbook_bellman_ford_kernel"):
+        real = getattr(kernels, name)
+
+        def off_by_one(*args, real=real):
+            result = real(*args)
+            distances, source = args[5], args[4]
+            reached = np.abs(distances) < 2**40  # not the unreached sentinel
+            distances[reached & (np.arange(len(distances)) != source)] += 1
+            return result
+
+        monkeypatch.setattr(kernels, name, off_by_one)
+    broken = kernels.run_spfa(kernel_arrays(graph), 0)[0]
+    reached = np.isfinite(right)
+    assert np.array_equal(broken[reached][1:], right[reached][1:] + 1)  # the kernels are broken (but at the source)...
+    assert compare(right, reference_distances(graph, 0))  # ...and the reference does not notice: it never calls them
 
 
 def test_reference_bfs_levels_ignore_weights(diamond_case):

@@ -1,6 +1,6 @@
 """Sequential Bellman-Ford, queue-based (SPFA) and textbook (numba): the kernels of cpu-bf-queue and cpu-bf
-(impls/cpu_bellman_ford.py says what they are and where the papers use them), and the reference solver for graphs
-with negative weights (run/verify.py)."""
+(impls/cpu_bellman_ford.py says what they are and where the papers use them). The reference that judges them on
+negative weights (run/verify.py) shares no code with them."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import numba
 import numpy as np
 
 from ..errors import NegativeCycleError
-from ..graph.csr import CSRGraph
-from .arrays import KernelArrays, check_source, kernel_arrays
+from .arrays import KernelArrays
 
 
 @numba.njit(cache=True)
@@ -146,8 +145,3 @@ def _raise_on_negative_cycle(cycle_vertex: int, source: int, who: str) -> None:
             vertex=int(cycle_vertex),
         )
 
-
-def spfa_distances(graph: CSRGraph, source: int) -> tuple[np.ndarray, int | float]:
-    """Distances from `source` by the queue-based Bellman-Ford, and their unreached sentinel (for verify.py)."""
-    distances, unreached, _ = run_spfa(kernel_arrays(graph), check_source(graph, source))
-    return distances, unreached
