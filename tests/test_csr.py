@@ -1,12 +1,17 @@
 """The CSR store: what is written is what is read, mapped in place, and a damaged file is refused by name."""
 
 import json
+import os
 import struct
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
 
-from sssp_bench.graph.csr import HEADER_SIZE, MAGIC, from_arcs, read_csr, read_header, sidecar_path, write_csr
+from sssp_bench.graph.csr import (HEADER_SIZE, MAGIC, UNTAGGED_STALE_SECONDS, from_arcs, read_csr, read_header,
+                                  sidecar_path, temporary_path, write_csr)
 from sssp_bench.errors import GraphFormatError
 
 
@@ -128,3 +133,54 @@ def test_undirected_arcs_are_stored_both_ways():
     assert graph.m == 4
     arcs = set(zip(graph.arc_sources().tolist(), graph.column_ids.tolist(), graph.weights.tolist()))
     assert arcs == {(0, 1, 7), (1, 0, 7), (1, 2, 9), (2, 1, 9)}
+
+
+def a_dead_process_id() -> int:
+    """The id of a process that has ended (and was reaped): what a writer killed by SIGKILL leaves in its names."""
+    finished = subprocess.Popen([sys.executable, "-c", "pass"])
+    finished.wait()
+    return finished.pid
+
+
+def test_a_new_write_clears_the_temporaries_of_dead_writers_on_this_host_only(tmp_path, triangle):
+    dead, alive = a_dead_process_id(), os.getpid()
+    ours = temporary_path(tmp_path / "killed.csr").name.rsplit("-", 1)[0]  # ".killed.csr.<host>"
+    left = {
+        f"{ours}-{dead}.tmp": False,                           # this host, writer gone: removed
+        f".killed.csr.json.{ours.rsplit('.', 1)[1]}-{dead}.tmp": False,
+        f"{ours}-{alive}.tmp": True,                           # this host, writer alive: kept
+        f".killed.csr.0badc0de-{dead}.tmp": True,              # another host's: its process ids mean nothing here
+        f".old.csr.{dead}.tmp": True,                          # untagged (an older version's), but fresh: kept
+        "killed.csr.part": True,                               # not a temporary of ours
+    }
+    for name in left:
+        (tmp_path / name).write_bytes(b"half")
+    stale_untagged = tmp_path / f".older.csr.{dead}.tmp"
+    stale_untagged.write_bytes(b"half")
+    an_hour_ago = time.time() - UNTAGGED_STALE_SECONDS - 60
+    os.utime(stale_untagged, (an_hour_ago, an_hour_ago))
+
+    write_csr(triangle, tmp_path / "g.csr")
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(
+        [name for name, kept in left.items() if kept] + ["g.csr", "g.csr.json"])
+
+
+def test_a_failed_write_leaves_the_old_graph_and_its_sidecar_as_they_were(tmp_path, triangle):
+    path = write_csr(triangle, tmp_path / "g.csr", {"provenance": {"version": 1}})
+    before = path.read_bytes(), sidecar_path(path).read_text()
+    bigger = from_arcs(5, [0, 1], [1, 4], [7, 8])
+    companion = temporary_path(tmp_path / "g.ids.npy")
+    companion.write_bytes(b"ids")
+    with pytest.raises(TypeError):  # the sidecar cannot be written: nothing of the new graph may land
+        write_csr(bigger, path, {"provenance": {"version": 2, "unwritable": object()}},
+                  companions=[(companion, tmp_path / "g.ids.npy")])
+    assert (path.read_bytes(), sidecar_path(path).read_text()) == before
+    assert sorted(entry.name for entry in tmp_path.iterdir()) == ["g.csr", "g.csr.json"]
+
+
+def test_companions_are_renamed_in_with_the_graph(tmp_path, triangle):
+    companion = temporary_path(tmp_path / "g.ids.npy")
+    companion.write_bytes(b"ids")
+    write_csr(triangle, tmp_path / "g.csr", companions=[(companion, tmp_path / "g.ids.npy")])
+    assert sorted(entry.name for entry in tmp_path.iterdir()) == ["g.csr", "g.csr.json", "g.ids.npy"]
+    assert (tmp_path / "g.ids.npy").read_bytes() == b"ids"

@@ -13,7 +13,7 @@ from runs import make_config, read_rows, run_rows, solves_all_ok
 from sssp_bench import impls
 from sssp_bench.errors import ConfigError
 from sssp_bench.gpu import nvml
-from sssp_bench.graph.load import load_graph
+from sssp_bench.datasets.resolve import load_graph
 from sssp_bench.report import build_report, write_report
 from sssp_bench.results import schema
 from sssp_bench.results.energy import read_trace, safe_name, trace_file

@@ -109,6 +109,7 @@ def test_generated_catalog_graphs_are_generated(tmp_path):
 
 def test_cli_fetch_info_list_and_a_run_on_a_fetched_graph(server, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SSSP_BENCH_DATASETS", str(tmp_path / "datasets"))  # where the config below looks
     runner = CliRunner()
     result = runner.invoke(cli, ["fetch", "wiki-Vote", "rome99", "--mirror", server.url, "--no-progress"])
     assert result.exit_code == 0, result.output

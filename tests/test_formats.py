@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from sssp_bench.datasets import catalog
 from sssp_bench.graph.csr import from_arcs, read_csr, write_csr
-from sssp_bench.errors import GraphFormatError
+from sssp_bench.errors import GraphFormatError, UserError
 from sssp_bench.datasets.formats import (
     FORMATS,
     PARSERS,
@@ -836,3 +836,69 @@ def test_a_format_is_its_parser_registered_once(parser):
 ])
 def test_a_header_announcing_more_arcs_than_a_csr_holds_is_refused_at_its_line(text, fmt, message):
     assert refusal(text, fmt) == message
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Declared sizes: checked against the file's size and the memory there is, before anything is allocated
+# ------------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, fmt, message", [
+    ("p sp 10 1000000000\na 1 2 3\n", "dimacs9",
+     "g:1: the header declares m=1,000,000,000 arcs, which take at least 7,999,999,999 bytes, but the file has 27"),
+    ("p tw 10 1000000\n1 2\n", "pace",
+     "g:1: the header declares m=1,000,000 edges, which take at least 3,999,999 bytes, but the file has 20"),
+    ("2000000000 0\n\n", "metis",
+     "g:1: the header declares n=2,000,000,000 vertex lines and 0 neighbour entries (m=0 edges), which take at "
+     "least 1,999,999,999 bytes, but the file has 14"),
+    ("%%MatrixMarket matrix coordinate pattern general\n3 3 50000000\n1 2\n", "mtx",
+     "g:2: the header declares 50,000,000 entries, which take at least 199,999,999 bytes, but the file has 66"),
+])
+def test_a_header_declaring_more_lines_than_the_file_holds_is_refused_at_its_line(text, fmt, message):
+    data = text.encode()
+    with pytest.raises(GraphFormatError) as caught:
+        convert_stream(io.BytesIO(data), fmt, "g", ConvertOptions(), data_bytes=len(data))
+    assert str(caught.value) == message
+
+
+def test_a_header_declaring_a_graph_bigger_than_memory_is_refused_before_allocating(monkeypatch):
+    """The issue's 33-byte file declaring 200M vertices: 4.5 GiB to build, refused where 1 GiB is available."""
+    monkeypatch.setenv("SSSP_BENCH_MEMORY_LIMIT", "1G")
+    with pytest.raises(UserError) as caught:
+        convert("c 33 bytes\np sp 200000000 0\n", "dimacs9")
+    assert str(caught.value) == (
+        "g:2: the header declares n=200,000,000 vertices and 0 arcs: building it takes at least 4.47 GiB, but "
+        "1.00 GiB is available (SSSP_BENCH_MEMORY_LIMIT=1G); nothing was allocated. Set "
+        "SSSP_BENCH_MEMORY_LIMIT=<bytes> (or none) to check against another amount")
+    monkeypatch.setenv("SSSP_BENCH_MEMORY_LIMIT", "8G")  # the documented override lets it through
+    assert convert("c 33 bytes\np sp 200 0\n", "dimacs9").graph.n == 200
+
+
+def test_without_an_override_a_size_no_machine_has_is_refused(monkeypatch):
+    """Two billion vertices and 10^12 arcs (a compressed file: its size says nothing) need terabytes."""
+    monkeypatch.delenv("SSSP_BENCH_MEMORY_LIMIT", raising=False)
+    with pytest.raises(UserError, match=r"^g:1: the header declares n=2,000,000,000 vertices and "
+                                        r"1,000,000,000,000 arcs: building it takes at least 11\.0 TiB, but .* "
+                                        r"is available \("):
+        convert("p sp 2000000000 1000000000000\na 1 2 3\n", "dimacs9")
+
+
+def test_a_memory_limit_that_is_no_size_is_refused(monkeypatch):
+    monkeypatch.setenv("SSSP_BENCH_MEMORY_LIMIT", "lots")
+    with pytest.raises(UserError) as caught:
+        convert("p sp 2 0\n", "dimacs9")
+    assert str(caught.value) == ("SSSP_BENCH_MEMORY_LIMIT='lots': expected a size in bytes (e.g. 16G, 512M, 1.5T, "
+                                 "4000000000) or 'none'")
+
+
+def test_binarize_drops_a_matrix_s_nan_and_inf_values_which_it_refuses_otherwise():
+    """LAGraph's comments_west0067.mtx holds a nan: its pattern is a graph, its values are not weights."""
+    text = ("%%MatrixMarket matrix coordinate real general\n%%GraphBLAS type double\n4 4 5\n"
+            "1 2 nan\n2 3 -Inf\n3 4 infinity\n4 1 1e300\n1 3 2.5\n")
+    binarized = convert(text, "mtx", binarize=True).graph
+    assert binarized.weights is None and arc_list(binarized) == [(0, 1, None), (0, 2, None), (1, 2, None),
+                                                                 (2, 3, None), (3, 0, None)]
+    assert refusal(text, "mtx") == (
+        "g:4: expected an entry 'i j value' with a finite decimal number value, got '1 2 nan'")
+    # a value that is no number at all is still refused
+    assert refusal(text.replace("nan", "nana"), "mtx", binarize=True) == (
+        "g:4: expected an entry 'i j value' with a finite decimal number value, got '1 2 nana'")

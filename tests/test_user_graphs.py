@@ -1,21 +1,29 @@
 """Users' own graphs: files of ../shared/datasets the catalog does not list, imported with `sssp-bench import` or
 named by path in a config, through the same parsers and checks as fetch, then run, described and reported."""
 
+import ast
 import json
 import os
 import shutil
+import signal
+import subprocess
+import sys
 import textwrap
+import time
+from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from local_server import readme_sha256, shared_datasets  # noqa: F401  (shared_datasets is a fixture)
 
+import sssp_bench.graph
 from sssp_bench.cli import CLEANING_FLAGS, cli
 from sssp_bench.datasets import catalog
 from sssp_bench.datasets.user_graphs import Reading, graph_file, import_graph
 from sssp_bench.errors import ConfigError, UserError
 from sssp_bench.graph.csr import read_csr
-from sssp_bench.graph.load import load_graph, resolve_path
+from sssp_bench.datasets.resolve import load_graph, resolve_path
 from sssp_bench.run.config import parse_config
 
 OFFLINE_NOT_IN_CATALOG = [
@@ -105,6 +113,8 @@ def test_the_same_file_again_is_already_imported_and_another_under_its_name_is_r
     (["rome99.gr"], "'rome99' is a catalog graph: import a copy of it with `sssp-bench fetch rome99 --from"),
     (["power.graph", "--name", "grid"], "'grid' is a generator's name"),
     (["power.graph", "--name", "my graph"], "the name 'my graph' is not a plain name"),
+    (["power.graph", "--name", "g" * 300], "the name gggggggggggggggggggg... has 300 characters; a graph's name is a "
+                                           "file name, of at most 150 characters: pick a shorter --name"),
     (["no-such-file.gr"], "no-such-file.gr: no such graph file"),
 ])
 def test_a_bad_file_is_one_line_exit_2_and_nothing_written(arguments, message, shared_datasets,
@@ -191,3 +201,61 @@ def test_reading_refuses_an_unknown_cleaning_option():
 def test_graph_file_refuses_a_folder(tmp_path):
     with pytest.raises(UserError, match="not a file"):
         graph_file(tmp_path, tmp_path / "datasets")
+
+
+def test_a_matrix_with_nan_values_imports_with_binarize_which_drops_them(tmp_path):
+    """LAGraph's comments_west0067.mtx holds a nan; --binarize keeps its pattern, without it the nan is refused."""
+    matrix = tmp_path / "comments_nan.mtx"
+    matrix.write_text("%%MatrixMarket matrix coordinate real general\n% values as LAGraph's test matrix has them\n"
+                      "3 3 3\n1 2 0.5\n2 3 nan\n3 1 -1.25\n")
+    refused = invoke("import", matrix, "--datasets", tmp_path / "data")
+    assert refused.exit_code == 2 and refused.output.strip() == (
+        "Error: comments_nan.mtx:5: expected an entry 'i j value' with a finite decimal number value, got '2 3 nan'")
+    imported = invoke("import", matrix, "--binarize", "--datasets", tmp_path / "data")
+    assert imported.exit_code == 0, imported.output
+    graph = read_csr(tmp_path / "data" / "comments_nan.csr")
+    assert (graph.n, graph.m, graph.weights) == (3, 3, None)
+
+
+def snap_file(path, edges: int, seed: int = 1):
+    """A SNAP edge list of `edges` random arcs on sparse ids (so its vertices are renumbered: <name>.ids.npy)."""
+    rng = np.random.default_rng(seed)
+    sources, targets = rng.integers(0, 400_000, edges) * 3, rng.integers(0, 400_000, edges) * 3
+    path.write_text("\n".join(map("{} {}".format, sources.tolist(), targets.tolist())) + "\n")
+    return path
+
+
+def test_an_import_killed_while_writing_leaves_only_temporaries_which_the_next_import_clears(tmp_path):
+    """kill -9 (nothing of the writer runs after it) as soon as the import's first file appears: the graph is not
+    there, nothing but temporaries is; the same import again completes and no temporary is left."""
+    data = tmp_path / "data"
+    command = [sys.executable, "-c", "from sssp_bench.cli import cli; cli()", "import",
+               str(snap_file(tmp_path / "big.txt", 1_000_000)), "--directed", "--name", "big", "--datasets", str(data)]
+    writer = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 300
+    while writer.poll() is None and not (data.is_dir() and any(data.iterdir())) and time.monotonic() < deadline:
+        time.sleep(0.001)
+    writer.kill()
+    writer.communicate()
+    assert writer.returncode == -signal.SIGKILL, "the import finished before it could be killed while writing"
+    left = files_in(data)
+    assert left and all(name.startswith(".") and ".tmp" in name for name in left), left  # temporaries only
+
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert files_in(data) == ["big.csr", "big.csr.json", "big.ids.npy"]
+    graph = read_csr(data / "big.csr")
+    assert graph.m == 1_000_000 and len(np.load(data / "big.ids.npy")) == graph.n
+
+
+def test_the_graph_layer_knows_graphs_only_and_never_imports_the_datasets_layer():
+    """graph/ builds, stores and reads graphs; which file a name means is datasets/resolve.py's to say."""
+    graph_package = Path(sssp_bench.graph.__file__).parent
+    reaching_up = []
+    for module in sorted(graph_package.rglob("*.py")):
+        for node in ast.walk(ast.parse(module.read_text())):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
+                     else [alias.name for alias in node.names] if isinstance(node, ast.Import) else [])
+            if any("datasets" in name.split(".") for name in names):
+                reaching_up.append(f"{module.relative_to(graph_package)}:{node.lineno}")
+    assert reaching_up == []

@@ -17,7 +17,7 @@ sssp-bench fetch USA-road-d.NY --mirror .carry/datasets --datasets "$datasets" -
 timeout 120 python3 - "$datasets" <<'PY' || exit 1
 import sys, time
 from sssp_bench import impls
-from sssp_bench.graph.load import load_graph
+from sssp_bench.datasets.resolve import load_graph
 from sssp_bench.impls import canonical_distances
 from sssp_bench.run.verify import compare, reference_distances
 from pathlib import Path

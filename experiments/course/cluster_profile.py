@@ -6,7 +6,7 @@ from pathlib import Path
 import cupy
 
 from sssp_bench import impls
-from sssp_bench.graph.load import load_graph
+from sssp_bench.datasets.resolve import load_graph
 from sssp_bench.impls import canonical_distances
 from sssp_bench.run.verify import compare, reference_distances
 

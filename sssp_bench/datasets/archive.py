@@ -442,6 +442,18 @@ def _open_container(stack: ExitStack, path: Path, limit: int) -> tuple[str, Bina
     return kind, decompressed
 
 
+def plain_size(path: Path) -> int | None:
+    """The size of a file that is its own data (neither compressed nor an archive), else None: how many bytes a
+    parser will read, known before it reads them, so a header declaring more lines than fit is refused at once."""
+    try:
+        with _open_file(Path(path)) as raw:
+            if _sniff(raw.read(tarfile.BLOCKSIZE), Path(path)) != "plain":
+                return None
+            return os.fstat(raw.fileno()).st_size
+    except (ArchiveError, OSError):
+        return None
+
+
 @contextmanager
 def open_data_file(path: Path, member: str | None = None,
                    max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[tuple[BinaryIO, str]]:

@@ -5,7 +5,7 @@
 A downloaded entry may name a `stand_in`: the generator spec of a synthetic graph of the same size and structure,
 with a `stand_in_note` saying why it matches (vertices, arcs, degree shape, diameter class, weights). A config
 opts into it per graph (`{graph: asia.osm, stand_in: auto}`); it runs only when the real graph is not fetched,
-and the results and the report then say so (see graph/load.py, run/runner.py, the report).
+and the results and the report then say so (see datasets/resolve.py, run/runner.py, the report).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from urllib.parse import urlparse
 
 import yaml
 
+from .. import yamlfile
 from ..graph.csr import read_sidecar
 from .formats import FORMATS
 from ..errors import UserError
@@ -118,7 +119,13 @@ def _entry(raw: dict[str, Any], index: int) -> Entry:
 
 @functools.lru_cache(maxsize=1)
 def load() -> dict[str, Any]:
-    data = yaml.safe_load(CATALOG_PATH.read_text())
+    try:
+        data = yamlfile.safe_load(CATALOG_PATH.read_text())  # a key given twice is refused
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark else ""
+        raise ValueError(f"{CATALOG_PATH}{line}: not valid YAML "
+                         f"({getattr(error, 'problem', None) or str(error).splitlines()[0]})") from None
     return {"collections": data["collections"], "graphs": [_entry(raw, i) for i, raw in enumerate(data["graphs"])]}
 
 

@@ -4,14 +4,17 @@
                   -> unpack safely and stream the data file -> parse and clean -> check n and m
                   -> <datasets>/<name>.csr with a sidecar describing it (Table 1) and where it came from
 
-Nothing is left half-written: the download is renamed into place only after its checks, and the CSR file only
-after it is complete. A mismatch with a catalog entry that was checked against the real file is an error; one
-with an entry not yet checked (numbers from the collection's page) is a warning, printed and recorded.
+Nothing is left half-written: the download is renamed into place only after its checks, and the CSR file (its
+sidecar and original ids before it) only after it is complete (graph/csr.py: a killed writer's temporaries are
+cleared by the next write). What a file's header declares is checked against the memory there is before the
+parser allocates for it (graph/memory.py).
+
+A mismatch with a catalog entry that was checked against the real file is an error; one with an entry not yet
+checked (numbers from the collection's page) is a warning, printed and recorded.
 """
 
 from __future__ import annotations
 
-import os
 import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -22,8 +25,10 @@ import numpy as np
 
 from .. import __version__
 from . import archive, catalog, download, formats
-from ..graph import describe, generators
-from ..graph.csr import write_csr
+from ..graph import describe
+from ..graph.csr import temporary_path, write_csr
+from ..graph.load import generate_checked
+from ..graph.memory import ran_out
 from ..errors import GraphFormatError, UserError
 from ..jsonfile import read_json, write_json_atomic
 
@@ -64,7 +69,7 @@ def fetch(name: str, datasets: Path, *, mirror: str | None = None, from_file: Pa
     if entry.generated:
         if from_file is not None or mirror is not None:
             raise UserError(f"{entry.name} is generated ({entry.spec}); --from and --mirror do not apply")
-        graph = generators.generate(entry.spec)
+        graph = generate_checked(entry.spec)
         provenance = {**graph.meta.get("provenance", {}), "catalog_entry": entry.name, "collection": "generated"}
         write_csr(graph, target, {"name": entry.name, "provenance": provenance, "table1": describe.describe(graph)})
         return Fetched(entry.name, target, "generated")
@@ -128,21 +133,33 @@ def convert_and_store(raw_path: Path, fmt: str | None, options: "formats.Convert
             if fmt is None:
                 raise GraphFormatError(f"{label}: cannot tell the graph format from the file's name; {unknown_format} "
                                        f"({', '.join(formats.FORMATS)})")
-        converted = formats.convert_stream(stream, fmt, label, options)
+        converted = formats.convert_stream(stream, fmt, label, options, data_bytes=archive.plain_size(raw_path))
     warnings = check(converted) if check is not None else []
-    ids_path = None
+    # Every file is written under a temporary name and renamed in by write_csr, the .csr last (graph/csr.py)
+    companions = []
     if converted.original_ids is not None:
+        target.parent.mkdir(parents=True, exist_ok=True)
         ids_path = target.with_suffix(".ids.npy")
-        ids_path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = ids_path.with_name(f".{ids_path.name}.{os.getpid()}.tmp.npy")
-        np.save(temporary, converted.original_ids)
-        os.replace(temporary, ids_path)
-    recorded = {
-        **provenance, "format": fmt, "header": converted.header, "stats": converted.stats,
-        "original_ids": ids_path.name if ids_path else None, "sssp_bench_version": __version__, "warnings": warnings,
-    }
-    named = dataclasses.replace(converted.graph, name=name, meta={})
-    write_csr(named, target, {"name": name, "provenance": recorded, "table1": describe.describe(named)})
+        companions.append((temporary_path(ids_path), ids_path))
+    try:
+        for temporary, _ in companions:
+            with open(temporary, "wb") as out:
+                np.save(out, converted.original_ids)
+        recorded = {
+            **provenance, "format": fmt, "header": converted.header, "stats": converted.stats,
+            "original_ids": companions[0][1].name if companions else None, "sssp_bench_version": __version__,
+            "warnings": warnings,
+        }
+        named = dataclasses.replace(converted.graph, name=name, meta={})
+        write_csr(named, target, {"name": name, "provenance": recorded, "table1": describe.describe(named)},
+                  companions=companions)
+        if not companions:  # a graph replaced (--force) by one that keeps its ids: no stale ids beside it
+            target.with_suffix(".ids.npy").unlink(missing_ok=True)
+    except MemoryError as error:
+        raise ran_out(label, error) from None
+    finally:
+        for temporary, _ in companions:
+            temporary.unlink(missing_ok=True)
     return Stored(target, fmt, label, converted, warnings)
 
 

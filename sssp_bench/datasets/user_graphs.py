@@ -37,6 +37,9 @@ from .fetch import convert_and_store
 COLLECTION = "imported"
 FILES_FOLDER = "files"  # <datasets>/files/: the graph files configs name by path, by content hash
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
+# A name is a file name (<name>.csr, <name>.csr.json, the sources caches and temporaries beside them, which add up
+# to ~100 characters), and file systems allow 255 bytes.
+MAX_NAME_LENGTH = 150
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,8 @@ def graph_file(source: Path, datasets: Path, reading: Reading = Reading()) -> Pa
     _check_source(source)
     sha256 = file_sha256(source)
     key = hashlib.sha256(json.dumps([sha256, reading.recorded()], sort_keys=True).encode()).hexdigest()[:16]
-    target = datasets / FILES_FOLDER / f"{formats.graph_name(source.name)}-{key}.csr"
+    stem = formats.graph_name(source.name)[:MAX_NAME_LENGTH - len(key) - 1]  # a file name's length is limited
+    target = datasets / FILES_FOLDER / f"{stem}-{key}.csr"
     if target.exists() and _same_import(read_sidecar(target).get("provenance", {}), sha256, reading):
         return target
     _convert(source, target, formats.graph_name(_data_label(source, reading.member)), reading, sha256, IN_A_CONFIG)
@@ -134,7 +138,7 @@ def imported_graphs(datasets: Path) -> list[tuple[str, dict[str, Any]]]:
 
 def is_imported(name: str, datasets: Path) -> bool:
     path = datasets / f"{name}.csr"
-    return (NAME_PATTERN.fullmatch(name) is not None and path.is_file()
+    return (NAME_PATTERN.fullmatch(name) is not None and len(name) <= MAX_NAME_LENGTH and path.is_file()
             and (read_sidecar(path).get("provenance") or {}).get("collection") == COLLECTION)
 
 
@@ -178,6 +182,9 @@ def _data_label(source: Path, member: str | None) -> str:
 def _check_name(name: str, source: Path) -> None:
     from ..graph import generators
 
+    if len(name) > MAX_NAME_LENGTH:
+        raise UserError(f"{source}: the name {name[:20]}... has {len(name)} characters; a graph's name is a file "
+                        f"name, of at most {MAX_NAME_LENGTH} characters: pick a shorter --name")
     if not NAME_PATTERN.fullmatch(name):
         raise UserError(f"{source}: the name {name!r} is not a plain name (letters, digits, '.', '_', '+', '-'); "
                         "pick another --name")

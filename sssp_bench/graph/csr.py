@@ -18,22 +18,35 @@ Beside it, `<name>.csr.json` holds provenance (where the graph came from, genera
 assignment) and characteristics (degrees, weight range), so a result can say what it ran on.
 
 A file that is truncated, has a wrong magic or version, or whose sizes disagree is refused with a one-line
-`GraphFormatError` naming the file. Files are written to a temporary name and renamed into place, so a crash
-never leaves a half-written graph behind.
+`GraphFormatError` naming the file.
+
+Every file of a graph (the `.csr`, its sidecar, a converter's companions such as `<name>.ids.npy`) is written
+under a temporary name, `.<file>.<host>-<pid>.tmp` (`temporary_path`), and renamed into place, the `.csr` last of
+all: it is what marks the graph as present. A crash, even kill -9, never leaves a half-written graph, nor a new
+sidecar beside an old graph (an old `.csr` is removed before the new files are renamed in). What a killed writer
+leaves is its temporaries; the next write into that folder removes those whose writer is dead
+(`clear_stale_temporaries`: this host's, whose process is gone) and no others.
 """
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import os
+import re
+import shutil
+import socket
 import struct
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import GraphFormatError
-from ..jsonfile import read_json, write_json_atomic
+from ..errors import GraphFormatError, UserError
+from ..jsonfile import dumps, read_json, write_json_atomic
+from ..progress import format_size
 
 MAGIC = b"SSSPCSR\0"
 FORMAT_VERSION = 1
@@ -126,10 +139,80 @@ def sidecar_path(path: str | os.PathLike) -> Path:
     return Path(str(path) + ".json")
 
 
-def write_csr(graph: CSRGraph, path: str | os.PathLike, sidecar: dict[str, Any] | None = None) -> Path:
-    """Write `graph` (and its JSON sidecar) atomically; returns the path written."""
+# ----------------------------------------------------------------------------------------------------------
+# Temporaries: written under a name that says which process wrote them, renamed into place when complete
+# ----------------------------------------------------------------------------------------------------------
+
+# The host is part of the name because a dataset folder may be shared by machines (a Slurm array's tasks on one
+# file system): a process id says whether its writer is alive only on the host that wrote it.
+_HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+_TEMPORARY = re.compile(r"\..+\.(?P<host>[0-9a-f]{8})-(?P<pid>\d+)\.tmp")
+# What older versions (and the JSON files' atomic write, jsonfile.py) name theirs: no host. Removed only when
+# their process is gone here and they are old enough that no writer anywhere can still be filling them.
+_UNTAGGED_TEMPORARY = re.compile(r"\..+\.(?P<pid>\d+)\.tmp(\.npy)?")
+UNTAGGED_STALE_SECONDS = 3600
+
+
+def temporary_path(path: str | os.PathLike) -> Path:
+    """Where a file of a graph is written before it is renamed to `path`: `.<name>.<host>-<pid>.tmp` beside it."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.{_HOST}-{os.getpid()}.tmp")
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return pid > 0  # another user's process holds it (or the number is no process id at all)
+    return True
+
+
+def clear_stale_temporaries(folder: str | os.PathLike) -> list[Path]:
+    """Remove the temporaries a killed writer left in `folder` (not below it): those this host wrote whose process
+    is gone (and untagged ones of a dead process, an hour old). A live writer's, and another host's, are kept.
+    Returns what was removed."""
+    folder = Path(folder)
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    now = time.time()
+    for entry in entries:
+        if not entry.name.startswith("."):
+            continue
+        tagged = _TEMPORARY.fullmatch(entry.name)
+        untagged = None if tagged else _UNTAGGED_TEMPORARY.fullmatch(entry.name)
+        try:
+            if tagged:
+                stale = tagged["host"] == _HOST and not _process_alive(int(tagged["pid"]))
+            elif untagged:
+                stale = (not _process_alive(int(untagged["pid"]))
+                         and now - entry.stat(follow_symlinks=False).st_mtime > UNTAGGED_STALE_SECONDS)
+            else:
+                continue
+            if stale and entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+        except FileNotFoundError:
+            continue  # its writer renamed or removed it meanwhile
+    return removed
+
+
+def write_csr(graph: CSRGraph, path: str | os.PathLike, sidecar: dict[str, Any] | None = None,
+              companions: list[tuple[Path, Path]] = ()) -> Path:
+    """Write `graph` and its JSON sidecar, each under its temporary name (`temporary_path`) and then renamed into
+    place, the `.csr` last; returns the path written. `companions` are (temporary, final) pairs of files the
+    caller wrote beside it (the original ids), renamed into place with them; every temporary is removed when
+    writing fails. An old `.csr` at `path` is removed before anything is renamed in, so no moment shows it beside
+    the new sidecar. A disk without the room is one line, before anything is written."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    clear_stale_temporaries(path.parent)
     weight_dtype = np.dtype("<i4") if graph.weights is None else graph.weights.dtype.newbyteorder("<")
     if graph.weights is not None and weight_dtype not in _WEIGHT_DTYPE_CODES:
         raise ValueError(f"weights must be int32 or float32, not {graph.weights.dtype}")
@@ -137,8 +220,11 @@ def write_csr(graph: CSRGraph, path: str | os.PathLike, sidecar: dict[str, Any] 
     flags |= _WEIGHT_DTYPE_CODES[weight_dtype] << _WEIGHT_DTYPE_SHIFT
     n, m = graph.n, graph.m
     offsets_at, columns_at, weights_at, end = _layout(n, m, graph.weighted, weight_dtype)
+    _check_disk_room(path, end)
 
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary = temporary_path(path)
+    sidecar_temporary = temporary_path(sidecar_path(path))
+    temporaries = [temporary, sidecar_temporary, *(written for written, _ in companions)]
     try:
         with open(temporary, "wb") as out:
             out.write(_HEADER.pack(MAGIC, FORMAT_VERSION, flags, n, m))
@@ -152,12 +238,30 @@ def write_csr(graph: CSRGraph, path: str | os.PathLike, sidecar: dict[str, Any] 
             os.fsync(out.fileno())
         if os.path.getsize(temporary) != end:
             raise OSError(f"{path}: wrote {os.path.getsize(temporary)} bytes, expected {end}")
+        sidecar_temporary.write_text(dumps({**(sidecar or {}), "characteristics": characteristics(graph)},
+                                           indent=2, sort_keys=True) + "\n")
+        path.unlink(missing_ok=True)  # from here until the last rename the graph is absent, never half-replaced
+        for written, final in [*companions, (sidecar_temporary, sidecar_path(path))]:
+            os.replace(written, final)
         os.replace(temporary, path)
+    except OSError as error:
+        if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.ENAMETOOLONG, errno.EACCES, errno.EROFS):
+            raise UserError(f"{path}: cannot write the graph ({error.strerror})") from None
+        raise
     finally:
-        if temporary.exists():
-            temporary.unlink()
-    write_sidecar(path, {**(sidecar or {}), "characteristics": characteristics(graph)})
+        for leftover in temporaries:
+            leftover.unlink(missing_ok=True)
     return path
+
+
+def _check_disk_room(path: Path, size: int) -> None:
+    try:
+        free = shutil.disk_usage(path.parent).free
+    except OSError:
+        return
+    if size > free:
+        raise UserError(f"{path}: the graph takes {format_size(size)} on disk, but {path.parent} has "
+                        f"{format_size(free)} free; nothing was written")
 
 
 def _write_array(out, array: np.ndarray, dtype: np.dtype, chunk: int = 1 << 24) -> None:

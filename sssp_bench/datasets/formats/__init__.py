@@ -46,6 +46,7 @@ import numpy as np
 
 from ...graph.csr import CSRGraph
 from ...errors import GraphFormatError
+from ...graph.memory import ran_out
 from .cleaning import drop_self_loops, largest_component, merge_parallel_arcs, with_reverse_arcs
 from .dimacs9 import DimacsParser
 from .metis import MetisParser
@@ -111,12 +112,25 @@ def graph_name(label: str) -> str:
 
 def convert_stream(
     stream: BinaryIO, fmt: str, label: str, options: ConvertOptions = ConvertOptions(), *,
-    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES, data_bytes: int | None = None,
 ) -> Converted:
-    """Parse a decompressed graph file of format `fmt` and clean it as `options` say (see the module doc)."""
+    """Parse a decompressed graph file of format `fmt` and clean it as `options` say (see the module doc).
+
+    What a header declares is checked before anything of its size is allocated: against the memory there is
+    (graph.memory), and, when `data_bytes` gives the file's size (an uncompressed file), against the lines that
+    size can hold. Running out of memory anyway is a one-line UserError too."""
     if fmt not in _PARSERS:
         raise GraphFormatError(f"{label}: unknown graph format {fmt!r}, expected one of {', '.join(FORMATS)}")
+    try:
+        return _convert(stream, fmt, label, options, chunk_bytes, data_bytes)
+    except MemoryError as error:
+        raise ran_out(label, error) from None
+
+
+def _convert(stream: BinaryIO, fmt: str, label: str, options: ConvertOptions, chunk_bytes: int,
+             data_bytes: int | None) -> Converted:
     parser = _PARSERS[fmt](label, options)
+    parser.data_bytes = data_bytes
     bytes_read = 0
     for buffer, size in read_chunks(stream, chunk_bytes):
         parser.feed(buffer, size)

@@ -89,6 +89,7 @@ class DimacsParser(FormatParser):
     record = "arc"
     record_shape = "'a u v w'"   # as messages name a record
     record_line = "an 'a u v w' arc line"
+    least_record_bytes = len("a 1 1 0\n")  # the shortest record line (the last one may lack its newline)
 
     def __init__(self, label, options):
         super().__init__(label, options)
@@ -129,6 +130,8 @@ class DimacsParser(FormatParser):
         self.state[S_N] = n
         self.announce_arcs(m, line, "arcs")
         weight_dtype = None if self.options.binarize or not self.weighted else np.int32
+        self.check_declared(line, f"m={m:,} {self.record}s", m * self.least_record_bytes - 1, n, m,
+                            0 if weight_dtype is None else 4)
         self.arcs = ArcStore(with_sources=True, weight_dtype=weight_dtype, expected=m)
         return HEADER_DONE
 

@@ -213,8 +213,13 @@ class MetisParser(FormatParser):
         })
         self.state[S_N] = n
         self.announce_arcs(2 * m, line, "arcs (twice its edges)")
-        self.row_offsets = np.zeros(n + 1, dtype=np.int64)
         weight_dtype = np.int32 if has_edge_weights and not self.options.binarize else None
+        # n vertex lines ('\n' at least) and 2m neighbour entries ('1 ', or '1 0 ' with an edge weight)
+        entry_bytes = 4 if has_edge_weights else 2
+        self.check_declared(line, f"n={n:,} vertex lines and {2 * m:,} neighbour entries (m={m:,} edges)",
+                            max(n, 2 * m * entry_bytes) - 1, n, 2 * m, 0 if weight_dtype is None else 4,
+                            with_sources=False)
+        self.row_offsets = np.zeros(n + 1, dtype=np.int64)
         self.arcs = ArcStore(with_sources=False, weight_dtype=weight_dtype, expected=2 * m)
         return HEADER_DONE
 

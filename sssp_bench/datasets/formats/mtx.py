@@ -20,6 +20,8 @@
   line, fewer an error naming the size line. The same (i, j) twice (also through mirroring: (i, j) and (j, i)
   in a symmetric file) is an error naming both lines; an upper-triangle entry of a symmetric file is otherwise
   mirrored like any other. Blank and '%' lines between entries are skipped.
+* With `binarize` the values are dropped: they must still be there and well-formed, but a real value may then be
+  nan, inf or infinity (any case, signed) or beyond float32 (LAGraph's test matrices hold nan values).
 * A real value becomes the float32 nearest to the float64 nearest to it, as `scipy.io.mmread(...).astype
   (float32)` gives: numba rounds exactly when it can (<= 19 digits, exponent within +-22), or when the float64
   it computed is not near a float32 rounding boundary; otherwise Python's float() converts that one value.
@@ -37,7 +39,7 @@ from .parsing import (HEADER_DONE, HEADER_MORE, INT32_MAX, INT32_MIN, LINE_BLANK
                       LINE_NEED_SPACE, LINE_STORED, NEWLINE, S_ARCS, S_ARC_LIMIT, S_BLOCK_START, S_FORMAT, S_LINE, S_N,
                       S_RECORDS, S_SELF_LOOPS, S_SORTED, TOKEN_BAD, TOKEN_MISSING, TOKEN_OK, ArcStore, FormatParser,
                       integer_tokens, is_separator, line_loop_kernel, next_record, parse_lines, read_integer,
-                      skip_blanks, stored_arc)
+                      skip_blanks, skip_token, stored_arc)
 
 FIELD_PATTERN = 0
 FIELD_INTEGER = 1
@@ -63,6 +65,7 @@ E_TOO_MANY_ENTRIES = 10
 
 FLOAT32_MIN_NORMAL = 1.1754943508222875e-38
 FLOAT32_MAX = 3.4028234663852886e38
+_INFINITY = np.frombuffer(b"infinity", dtype=np.uint8)  # a global array: numba compiles it in as a constant
 _POWERS_OF_TEN = np.array([10.0**k for k in range(23)], dtype=np.float64)  # all exact in float64
 
 # LAGraph's %%GraphBLAS types: the integer range a value must fit (None: a real type)
@@ -178,6 +181,27 @@ def _near_float32_boundary(value, scratch_float, scratch_bits):
 
 
 @njit(inline="always", cache=True)
+def _non_finite_word(buffer, position, end):
+    """Whether the token at `position` is nan, inf or infinity (any case, optionally signed): what a binarized
+    file's values may be besides numbers, since they are dropped. (The line kernel allocates nothing: bytes are
+    compared one by one.)"""
+    if position < end and (buffer[position] == 45 or buffer[position] == 43):  # '-' '+'
+        position += 1
+    length = 0
+    while position + length < end and not is_separator(buffer[position + length]):
+        length += 1
+    if length == 3:
+        first, second, third = buffer[position] | 32, buffer[position + 1] | 32, buffer[position + 2] | 32
+        return (first == 110 and second == 97 and third == 110) or (first == 105 and second == 110 and third == 102)
+    if length != 8:
+        return False
+    for index in range(8):
+        if buffer[position + index] | 32 != _INFINITY[index]:
+            return False
+    return True
+
+
+@njit(inline="always", cache=True)
 def _entry_line(lines, buffer, at, end, first, cursor):
     """A blank line, a '%' comment, or an entry 'i j [value]' (two arcs when mirrored off the diagonal). `lines`:
     the size line's numbers, field and symmetry, the %%GraphBLAS type's range, the output block (the other field's
@@ -221,11 +245,16 @@ def _entry_line(lines, buffer, at, end, first, cursor):
             return at, LINE_STORED, E_VALUE_INT32, cursor
     elif field == FIELD_REAL:
         value, at, value_token, exact = read_real(buffer, at, end, powers_of_ten)
+        values_dropped = len(real_weights) == 0  # binarize: the value is read, not kept
         if value_token == TOKEN_MISSING:
             return at, LINE_STORED, E_MISSING_VALUE, cursor
-        if value_token != TOKEN_OK:
+        if value_token != TOKEN_OK and values_dropped and _non_finite_word(buffer, value_start, end):
+            at, _ = skip_token(buffer, value_start, end)
+        elif value_token != TOKEN_OK:
             return at, LINE_STORED, E_VALUE_SYNTAX, cursor
-        if exact or not _near_float32_boundary(value, scratch_float, scratch_bits):
+        elif values_dropped:
+            pass  # a dropped value need not fit float32
+        elif exact or not _near_float32_boundary(value, scratch_float, scratch_bits):
             real_value = np.float32(value)
             if np.isinf(real_value):
                 return at, LINE_STORED, E_VALUE_FLOAT32, cursor
@@ -408,6 +437,9 @@ class MatrixMarketParser(FormatParser):
         weight_dtype = None
         if not self.options.binarize:
             weight_dtype = {FIELD_PATTERN: None, FIELD_INTEGER: np.int32, FIELD_REAL: np.float32}[field]
+        entry_bytes = len("1 1\n") if field == FIELD_PATTERN else len("1 1 0\n")
+        self.check_declared(line, f"{entries:,} entries", entries * entry_bytes - 1, rows, entries,
+                            0 if weight_dtype is None else 4)
         mirrored = symmetry != SYMMETRY_GENERAL
         self.arcs = ArcStore(with_sources=True, weight_dtype=weight_dtype, expected=entries * (2 if mirrored else 1))
 

@@ -36,3 +36,4 @@ class PaceParser(DimacsParser):
     record = "edge"
     record_shape = "an edge 'u v'"
     record_line = "an edge 'u v'"
+    least_record_bytes = len("1 1\n")

@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from ...errors import GraphFormatError
+from ...graph.memory import check_fits, graph_bytes
 
 DEFAULT_CHUNK_BYTES = 16 << 20
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -416,6 +417,7 @@ class FormatParser:
     def __init__(self, label: str, options) -> None:
         self.label = label
         self.options = options
+        self.data_bytes: int | None = None  # the file's size when known (an uncompressed file; convert_stream)
         self.state = np.zeros(STATE_SIZE, dtype=np.int64)
         self.state[S_SORTED] = 1
         self.state[S_LAST_SOURCE] = -1
@@ -463,6 +465,18 @@ class FormatParser:
         if arcs > MAX_ANNOUNCED_ARCS:
             raise self.fail(line, f"the header announces {arcs} {what}; at most {MAX_ANNOUNCED_ARCS} fit a CSR file")
         self.state[S_ARC_LIMIT] = arcs
+
+    def check_declared(self, line: int, what: str, least_bytes: int, n: int, arcs: int, weight_bytes: int,
+                       with_sources: bool = True) -> None:
+        """What the header on `line` declares, checked before anything of its size is allocated: `what` (e.g.
+        "m=5 arcs") needs at least `least_bytes` of file, which a file of known size must have, and a graph of `n`
+        vertices and `arcs` arcs must fit in memory (graph.memory; `weight_bytes` and `with_sources` as its
+        graph_bytes takes them)."""
+        if self.data_bytes is not None and least_bytes > self.data_bytes:
+            raise self.fail(line, f"the header declares {what}, which take at least {least_bytes:,} bytes, but "
+                                  f"the file has {self.data_bytes:,}")
+        check_fits(f"{self.label}:{line}: the header declares n={n:,} vertices and {arcs:,} arcs",
+                   graph_bytes(n, arcs, weight_bytes, with_sources))
 
     def feed(self, buffer: bytearray, size: int) -> None:
         position = 0
