@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
@@ -139,7 +140,7 @@ def generate(spec: str, params: tuple[str, ...], output: Path | None, weights: s
     """
     from .graph import generators
     from .graph.csr import characteristics, write_csr
-    from .graph.load import ensure_generated
+    from .graph.load import ensure_generated, generate_checked
     from .graph.weights import apply_weights
 
     full_spec = spec
@@ -149,7 +150,7 @@ def generate(spec: str, params: tuple[str, ...], output: Path | None, weights: s
     if output is None and weights == "keep":
         path = ensure_generated(full_spec, datasets or Path("datasets"))
     else:
-        graph = apply_weights(generators.generate(full_spec), weights)
+        graph = apply_weights(generate_checked(full_spec), weights)
         path = write_csr(graph, output or Path("datasets") / "generated" / f"{generators.spec_filename(full_spec)}.csr",
                          {"name": graph.name, **graph.meta})
     from .graph.csr import read_csr
@@ -191,13 +192,17 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
         progress: bool) -> None:
     """Run CONFIG: every implementation x graph x source, timed, verified and recorded in results/RUN/.
 
-    Exits with status 1 when any answer was wrong.
+    Exits with status 1 when any answer was wrong; else 2 when a graph could not be loaded (a bad generator
+    parameter, a damaged .csr: the run goes on without it, and says which) or the input is refused (then nothing
+    is written). Ctrl-C or SIGTERM (Slurm, CI) stop the run after the solve in flight (a second one at once), mark
+    it interrupted, print the command that finishes it, and exit with 130 (Ctrl-C) or 143 (SIGTERM).
 
     \b
     sssp-bench run configs/quick.yaml --shard 2/4        # one of four shard runs (CI jobs, Slurm tasks)
     sssp-bench run configs/quick.yaml --workers 2        # two Dask workers (one per GPU), one merged run
     """
     from .run.config import load_config, select_graphs, select_variants
+    from .run.interrupts import Terminated, stop_between_solves
     from .run.runner import new_run_id, resume_run, start_run
 
     distributed = workers is not None or scheduler is not None
@@ -218,35 +223,61 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
     if datasets is not None:
         config.datasets = datasets
     log = lambda message: click.echo(message, err=True)  # noqa: E731
+    run_dir = resume_dir  # where the run is recorded, for the line that says how to finish it
     try:
-        if distributed:
-            from .run.workers import run_on_workers
+        with stop_between_solves(at_once=distributed):  # a shard's solves run in the workers, not here
+            if distributed:
+                from .run.workers import run_on_workers
 
-            outcome = run_on_workers(config, workers, scheduler, shard_count, run_id, resume_dir, log)
-        else:
-            shard = _shard_of(shard_text, resume_dir)
-            if shard is not None:
-                from .run.shards import select_shard, shard_run_id
-
-                config = select_shard(config, *shard)
-                run_id = run_id or shard_run_id(new_run_id(config, config.output), *shard)
-                log(f"shard {shard[0]}/{shard[1]}: {len(config.cells)} cell(s), "
-                    f"{config.shard['estimated_share']:.0%} of the config's expected cost")
-            if resume_dir is not None:
-                outcome = resume_run(config, resume_dir, show_progress=progress, log=log)
+                run_id = run_id or new_run_id(config, config.output)
+                run_dir = run_dir or config.output / run_id
+                outcome = run_on_workers(config, workers, scheduler, shard_count, run_id, resume_dir, log)
             else:
-                outcome = start_run(config, run_id, show_progress=progress, log=log)
-    except KeyboardInterrupt:
-        again = f"--workers {workers} " if workers else f"--scheduler {scheduler} " if scheduler else ""
-        click.echo(f"\ninterrupted; continue with: sssp-bench run {config_path} {again}--resume <run folder>", err=True)
-        sys.exit(130)
+                shard = _shard_of(shard_text, resume_dir)
+                if shard is not None:
+                    from .run.shards import select_shard, shard_run_id
+
+                    config = select_shard(config, *shard)
+                    run_id = run_id or shard_run_id(new_run_id(config, config.output), *shard)
+                    log(f"shard {shard[0]}/{shard[1]}: {len(config.cells)} cell(s), "
+                        f"{config.shard['estimated_share']:.0%} of the config's expected cost")
+                if resume_dir is not None:
+                    outcome = resume_run(config, resume_dir, show_progress=progress, log=log)
+                else:
+                    run_id = run_id or new_run_id(config, config.output)
+                    run_dir = config.output / run_id
+                    outcome = start_run(config, run_id, show_progress=progress, log=log)
+    except KeyboardInterrupt as interrupt:
+        terminated = isinstance(interrupt, Terminated)
+        how = "stopped by SIGTERM" if terminated else "interrupted"
+        if run_dir is not None and run_dir.is_dir() and any(run_dir.iterdir()):
+            again = [*(f"--graph={label}" for label in graph_labels), *(f"--variant={name}" for name in variant_names),
+                     *([f"--datasets={datasets}"] if _given("datasets") else []),
+                     *([f"--workers={workers}"] if workers else [f"--scheduler={scheduler}"] if scheduler else [])]
+            command = shlex.join(["sssp-bench", "run", str(config_path), *again, "--resume", str(run_dir)])
+            click.echo(f"\n{how}; continue with: {command}", err=True)
+        else:
+            click.echo(f"\n{how} before the run folder was made: nothing was recorded", err=True)
+        sys.exit(143 if terminated else 130)
     counts = ", ".join(f"{count} {status}" for status, count in sorted(outcome.statuses.items())) or "nothing run"
     click.echo(f"{outcome.run_dir}: {counts}")
     if write_report:
         _report([outcome.run_dir], None)
+    for label, why in outcome.not_loaded.items():
+        click.echo(f"graph {label} not loaded: {why}", err=True)
     if outcome.wrong_answers:
         click.echo(f"{outcome.wrong_answers} wrong answer(s): see {outcome.run_dir / 'rows.jsonl'}", err=True)
         sys.exit(1)
+    if outcome.not_loaded:  # an input mistake, found while running: the run went on, but a CI gate must not pass
+        click.echo(f"{len(outcome.not_loaded)} graph(s) not loaded: the run lacks them (see "
+                   f"{outcome.run_dir / 'manifest.json'}, not_loaded)", err=True)
+        sys.exit(2)
+
+
+def _given(parameter: str) -> bool:
+    """Whether the command line gave this option (not its environment variable, which a resume inherits anyway)."""
+    source = click.get_current_context().get_parameter_source(parameter)
+    return source is click.core.ParameterSource.COMMANDLINE
 
 
 def _shard_of(shard_text: str | None, resume_dir: Path | None) -> tuple[int, int] | None:
@@ -307,8 +338,8 @@ def merge(shard_runs: tuple[Path, ...], into: Path, write_report: bool) -> None:
 @click.option("--partition", default=None, help="#SBATCH --partition.")
 @click.option("--account", default=None, help="#SBATCH --account.")
 @click.option("--time", "time_limit", default=None, metavar="TIME", help="#SBATCH --time of each task (e.g. 4:00:00).")
-@click.option("--gpus-per-task", type=click.IntRange(min=0), default=1, show_default=True,
-              help="#SBATCH --gres=gpu:K per task; 0 for a CPU-only config.")
+@click.option("--gpus-per-task", type=click.IntRange(min=0), default=None,
+              help="#SBATCH --gres=gpu:K per task (default: 1 when the config has a GPU implementation, else none).")
 @click.option("--cpus-per-task", type=click.IntRange(min=1), default=4, show_default=True)
 @click.option("--setup", multiple=True, metavar="LINE",
               help="A shell line to run before sssp-bench in every job (module load ..., source .venv/bin/activate); "
@@ -317,7 +348,7 @@ def merge(shard_runs: tuple[Path, ...], into: Path, write_report: bool) -> None:
               help="How the jobs call sssp-bench (default: this Python's `-m sssp_bench.cli`).")
 @click.option("--submit", is_flag=True, help="Submit too: through submitit when installed, else sbatch.")
 def slurm(config_path: Path, shard_count: int, run_id: str | None, output: Path | None, partition: str | None,
-          account: str | None, time_limit: str | None, gpus_per_task: int, cpus_per_task: int,
+          account: str | None, time_limit: str | None, gpus_per_task: int | None, cpus_per_task: int,
           setup: tuple[str, ...], command: str | None, submit: bool) -> None:
     """Write a Slurm job array for CONFIG (task I runs shard I/N) and a merge job that joins the shards and writes
     the report; `--submit` submits both.
@@ -403,11 +434,15 @@ def probe(implementations: tuple[str, ...], graphs: tuple[str, ...], params: tup
                    reference_sources, baseline, time_limit, defines, output, datasets or Path("datasets"),
                    command, energy).config()
     log = lambda message: click.echo(message, err=True)  # noqa: E731
+    from .run.interrupts import Terminated, stop_between_solves
+
     try:
-        outcome = run_probe(config, run_id, show_progress=progress, log=log)
-    except KeyboardInterrupt:
-        click.echo("\ninterrupted", err=True)
-        sys.exit(130)
+        with stop_between_solves():  # as `run`: the solve in flight ends and is recorded
+            outcome = run_probe(config, run_id, show_progress=progress, log=log)
+    except KeyboardInterrupt as interrupt:
+        terminated = isinstance(interrupt, Terminated)
+        click.echo("\nstopped by SIGTERM" if terminated else "\ninterrupted", err=True)
+        sys.exit(143 if terminated else 130)
     click.echo(probe_table(outcome.run_dir, counters))
     click.echo(f"{outcome.run_dir}: read it with `sssp-bench report` or `sssp-bench compare`")
     if outcome.wrong_answers:
@@ -437,6 +472,45 @@ def _report(runs: list[Path], out_dir: Path | None) -> None:
 
 
 @cli.command()
+@click.argument("folders", metavar="RUN...", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--into", "into", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The record folder to make (e.g. experiments/PAPER/measured/DATE-DEVICE-WHAT).")
+@click.option("--replace", is_flag=True, help="Make the record again where FOLDER holds one (or anything else).")
+@click.option("--unfinished", is_flag=True,
+              help="Record runs that did not end complete (running, interrupted) as they are; the report says so.")
+@click.option("--refresh", is_flag=True,
+              help="The arguments are record folders: write each one's report again from the rows it keeps.")
+def record(folders: tuple[Path, ...], into: Path | None, replace: bool, unfinished: bool, refresh: bool) -> None:
+    """Keep runs with their report, so that anyone can derive it again: each RUN's manifest and rows (compressed)
+    and power traces, record.json, and the report written from those copies, in one folder.
+
+    \b
+    sssp-bench record results/RUN [results/RUN2 ...] --into experiments/hbf/measured/2026-12-01-h100-table2
+    sssp-bench record --refresh experiments/hbf/measured/2026-12-01-h100-table2   # report again, current code
+    sssp-bench report experiments/hbf/measured/2026-12-01-h100-table2 --out /tmp/check  # a record reads as runs
+    """
+    import shlex
+
+    from .results.records import make_record, refresh_record
+
+    if refresh:
+        if into is not None or replace or unfinished:
+            raise UserError("--refresh takes record folders only, not --into, --replace or --unfinished")
+        for folder in folders:
+            written = refresh_record(folder)
+            click.echo(f"{folder}: report written again from its rows: "
+                       + ", ".join(path.name for path in written.values()))
+        return
+    if into is None:
+        raise UserError("--into FOLDER: the record folder to make (or --refresh RECORD... to report one again)")
+    command = shlex.join(["sssp-bench", "record", *map(str, folders), "--into", str(into),
+                          *(["--unfinished"] if unfinished else [])])
+    written = make_record(list(folders), into, replace=replace, unfinished=unfinished, command=command,
+                          log=lambda message: click.echo(message, err=True))
+    click.echo(f"{into}: recorded {len(folders)} run(s) with " + ", ".join(path.name for path in written.values()))
+
+
+@cli.command()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--between", nargs=2, metavar="BASE NEW", default=None,
               help="Compare variant NEW with variant BASE on every graph where both ran (labels as the report "
@@ -446,11 +520,16 @@ def _report(runs: list[Path], out_dir: Path | None) -> None:
 @click.option("--min-change", type=float, default=0.02, show_default=True,
               help="A change smaller than this fraction is never called faster or slower.")
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="Of the bootstrap interval.")
+@click.option("--min-pairs", type=int, default=10, show_default=True,
+              help="A verdict needs at least this many sources verified on both sides; fewer: 'not enough data'.")
+@click.option("--min-pair-fraction", type=float, default=0.5, show_default=True,
+              help="... and at least this fraction of the sources both sides ran (verified or not).")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the comparison as CSV here.")
 @click.option("--fail-on-slower", is_flag=True, help="Exit with status 1 when any verdict is 'slower'.")
 def compare(runs: tuple[Path, ...], between: tuple[str, str] | None, graphs: tuple[str, ...], min_change: float,
-            confidence: float, csv_path: Path | None, fail_on_slower: bool) -> None:
+            confidence: float, min_pairs: int, min_pair_fraction: float, csv_path: Path | None,
+            fail_on_slower: bool) -> None:
     """Decide whether a timing really changed: paired by source, bootstrap interval of the median ratio.
 
     \b
@@ -460,7 +539,8 @@ def compare(runs: tuple[Path, ...], between: tuple[str, str] | None, graphs: tup
     from .report.text import format_comparison
     from .results.compare import CompareOptions, compare_runs, write_comparison_csv
 
-    options = CompareOptions(min_change=min_change, confidence=confidence)
+    options = CompareOptions(min_change=min_change, confidence=confidence, min_pairs=min_pairs,
+                             min_pair_fraction=min_pair_fraction)
     comparison = compare_runs(list(runs), between=between, graphs=graphs, options=options)
     click.echo(format_comparison(comparison, options))
     if csv_path is not None:
@@ -474,10 +554,11 @@ def compare(runs: tuple[Path, ...], between: tuple[str, str] | None, graphs: tup
 @click.option("--paper", default=None, help="Only the catalog graphs of one paper (hbf, bfs4k, course, ...).")
 @DATASETS_OPTION
 def list_command(paper: str | None, datasets: Path | None) -> None:
-    """List implementations (and whether they run here), generators, the catalog with what is fetched, and the
-    graphs imported into the dataset cache."""
+    """List implementations (and whether they run here), generators with their parameters' defaults, the catalog
+    with what is fetched, and the graphs imported into the dataset cache."""
     from .datasets import catalog, user_graphs
     from .graph import generators
+    from .graph.generators.spec import format_value
     from . import impls
     folder = datasets or Path("datasets")
     entries = catalog.entries(paper)
@@ -491,6 +572,10 @@ def list_command(paper: str | None, datasets: Path | None) -> None:
         click.echo("generators:")
         for name, generator in generators.GENERATORS.items():
             click.echo(f"  {name:<22} {generator.description}")
+            # every parameter with its default, in the generator's order: what a spec that leaves it out gets
+            defaults = ", ".join(f"{key}={format_value(parameter.default)}"
+                                 for key, parameter in generator.parameters.items())
+            click.echo(f"  {'':<22} defaults: {defaults}")
     title = f"catalog graphs of {paper} ({catalog.PAPERS[paper]})" if paper else "catalog"
     click.echo(f"{title}: fetched = in {folder}/")
     click.echo(f"  {'name':<20} {'collection':<11} {'n':>12} {'m':>13} {'':<5} {'fetched':<8} papers")
@@ -523,7 +608,7 @@ def info(graph: str, plot: Path | None, datasets: Path | None) -> None:
 
     from .graph.csr import read_csr
     from .graph.describe import describe, plot_degree_distribution
-    from .graph.load import resolve_path
+    from .datasets.resolve import resolve_path
 
     path, origin = resolve_path(graph, datasets or Path("datasets"))
     loaded = read_csr(path)
@@ -552,7 +637,7 @@ def roofline_command(graph: str, source_count: int, seed: int, datasets: Path | 
     from .run import roofline
     from .graph.csr import read_csr
     from .gpu import runtime
-    from .graph.load import resolve_path
+    from .datasets.resolve import resolve_path
     from .graph.sources import cached_sources, sources_cache_path
 
     ok, why = runtime.gpu_status()

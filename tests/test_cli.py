@@ -2,11 +2,19 @@
 
 import csv
 import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from sssp_bench import impls
 from sssp_bench.cli import cli
+from sssp_bench.impls.base import Implementation, SolveResult
 
 COMMANDS = ["fetch", "generate", "run", "probe", "report", "merge", "slurm", "list", "info", "roofline"]
 
@@ -167,3 +175,112 @@ def test_probe_says_what_it_skipped_without_a_gpu(invoke):
     assert result.exit_code == 0, result.output
     assert f"skipped here: lonestar: {why}" in result.output
     assert f"skipped lonestar: {why}" in result.output  # the runner's own log line, as `run` prints it
+
+
+def test_list_shows_each_generators_parameters_with_their_defaults(invoke):
+    from sssp_bench.graph.generators import GENERATORS
+
+    output = invoke("list").output
+    assert "defaults: n=16384, m=131072, a=0.45, b=0.15, c=0.15, d=0.25, directed=true, seed=1, wmin=1, wmax=101" \
+        in output  # rmat, as README's Graphs section gives its quadrant probabilities
+    for name, generator in GENERATORS.items():
+        section = output.split(f"\n  {name} ", 1)[1].split("\n", 2)[1]  # the line below the generator's description
+        for key in generator.parameters:
+            assert f"{key}=" in section, (name, key, section)
+
+
+# -- the run's life cycle: refusals, graphs that fail to load, wrong answers, interrupts ----------------------
+
+
+@pytest.mark.parametrize("graph, message", [
+    ("missing.csr", "missing.csr: no such graph file"),
+    ("no-such-graph", "graph 'no-such-graph': not a generator spec"),
+    ("USA-road-d.NY", "graph 'USA-road-d.NY' is not fetched"),
+])
+def test_a_refused_run_leaves_no_run_folder(invoke, tmp_path, graph, message):
+    (tmp_path / "refused.yaml").write_text(f"graphs: ['grid:rows=3,cols=3', '{graph}']\n"
+                                           "implementations: [cpu-dijkstra]\n")
+    result = invoke("run", "refused.yaml", "--no-progress")
+    assert result.exit_code == 2 and message in result.output
+    assert not (tmp_path / "results").exists()
+
+
+TWO_BROKEN = ("graphs: [{graph: 'grid:rows=4,cols=4', label: grid}, {graph: 'grid:rows=ten,cols=3', label: bad-spec},"
+              " {graph: broken.csr, label: damaged}]\n"
+              "implementations: [cpu-dijkstra]\nsources: {count: 2}\n")
+
+
+def test_run_exits_2_and_names_each_graph_that_failed_to_load_after_running_the_others(invoke, tmp_path):
+    (tmp_path / "broken.csr").write_bytes(b"not a graph, whatever its name says" * 4)
+    (tmp_path / "broken.yaml").write_text(TWO_BROKEN)
+    result = invoke("run", "broken.yaml", "--run-id", "b", "--no-progress")
+    assert result.exit_code == 2, result.output
+    assert "graph bad-spec not loaded: generator spec 'grid:rows=ten,cols=3': parameter 'rows'" in result.output
+    assert "graph damaged not loaded: broken.csr: not an sssp-bench CSR file" in result.output
+    assert "2 graph(s) not loaded: the run lacks them" in result.output
+    rows = [json.loads(line) for line in (tmp_path / "results" / "b" / "rows.jsonl").read_text().splitlines()]
+    assert sum(row["graph"] == "grid" and row["status"] == "ok" for row in rows) == 1 + 2  # prepare, two solves
+
+
+class OffByOne(Implementation):
+    name = "test-off-by-one"
+    description = "Dijkstra that adds one to every distance but the source's: a wrong answer on every solve"
+
+    def prepare(self, graph):
+        self.inner = impls.get("cpu-dijkstra")()
+        self.inner.prepare(graph)
+
+    def solve(self, source):
+        distances = np.asarray(self.inner.solve(source).distances, dtype=np.float64).copy()
+        distances[np.isfinite(distances) & (np.arange(len(distances)) != source)] += 1
+        return SolveResult(distances)
+
+
+def test_a_wrong_answer_outranks_a_graph_that_failed_to_load(invoke, tmp_path, monkeypatch):
+    monkeypatch.setitem(impls.registry(), OffByOne.name, OffByOne)
+    (tmp_path / "both.yaml").write_text(
+        TWO_BROKEN.replace("[cpu-dijkstra]", "[cpu-dijkstra, test-off-by-one]").replace(
+            ", {graph: broken.csr, label: damaged}", ""))
+    result = invoke("run", "both.yaml", "--no-progress")
+    assert result.exit_code == 1, result.output  # the wrong answer is the finding; the missing graph is said too
+    assert "graph bad-spec not loaded: " in result.output and "2 wrong answer(s): see " in result.output
+
+
+SLOW = ("graphs: [{graph: 'chain:n=8000,directed=false', label: chain}]\n"  # cpu-bf: ~0.2 s a source here
+        "implementations: [cpu-dijkstra, cpu-bf]\nsources: {count: 10, min_reached: 1}\nwarmup: 0\n")
+
+
+@pytest.mark.parametrize("signal_number, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_sigterm_stops_a_run_as_ctrl_c_does_and_resume_finishes_it(invoke, tmp_path, signal_number, status):
+    (tmp_path / "slow.yaml").write_text(SLOW)
+    run_dir = tmp_path / "results" / "slow"
+    process = subprocess.Popen([sys.executable, "-m", "sssp_bench.cli", "run", "slow.yaml", "--run-id", "slow",
+                                "--no-progress"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    deadline = time.monotonic() + 120
+    while not _solved(run_dir, "cpu-bf") and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    process.send_signal(signal_number)  # mid-run: cpu-bf has solved a source and has more to go
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == status, stderr
+    assert stderr.strip().endswith(f"continue with: sssp-bench run slow.yaml --resume {Path('results') / 'slow'}")
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["status"] == "interrupted" and manifest["finished"]
+    assert 1 <= _solved(run_dir, "cpu-bf") < 10
+
+    resumed = invoke("run", "slow.yaml", "--resume", "results/slow", "--no-progress")
+    assert resumed.exit_code == 0, resumed.output
+    solves = [(row["variant"], row["source_index"]) for row in map(json.loads, (run_dir / "rows.jsonl").read_text(
+        ).splitlines()) if row["phase"] == "solve"]
+    assert len(solves) == len(set(solves)) == 2 * 10  # nothing lost, nothing solved twice
+    assert json.loads((run_dir / "manifest.json").read_text())["status"] == "complete"
+
+
+def _solved(run_dir, variant: str) -> int:
+    """The solves of `variant` that a run in progress has written (a half-written last line is not one)."""
+    try:
+        lines = (run_dir / "rows.jsonl").read_text().splitlines()
+    except FileNotFoundError:
+        return 0
+    return sum('"phase": "solve"' in line and f'"variant": "{variant}"' in line and line.endswith("}")
+               for line in lines)

@@ -155,13 +155,35 @@ def test_refused_configs_say_where_and_what(text, message):
         parse_config(text, "x.yaml")
 
 
+@pytest.mark.parametrize("text, message", [
+    (MINIMAL + "repetitions: 3\nwarmup: 0\nrepetitions: 5\n",
+     "x.yaml:6: not valid YAML (duplicate key 'repetitions', first given on line 4)"),
+    ("graphs: [chain]\nimplementations:\n  - name: cpu-dijkstra\n    sources: 5\n    sources: 7\n",
+     "x.yaml:5: not valid YAML (duplicate key 'sources', first given on line 4)"),
+])
+def test_a_key_given_twice_is_refused_naming_both_lines(text, message):
+    """YAML itself would keep the last value silently: a config that says two things is refused."""
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text, "x.yaml")
+    assert str(caught.value) == message
+
+
+def test_a_merge_key_may_still_be_overridden_and_the_catalog_has_no_key_twice():
+    from sssp_bench import yamlfile
+    from sssp_bench.datasets import catalog
+
+    assert yamlfile.safe_load("base: &b {count: 3, seed: 1}\nsources: {<<: *b, count: 5}\n")["sources"] == {
+        "count": 5, "seed": 1}
+    yamlfile.safe_load(catalog.CATALOG_PATH.read_text())  # what catalog.load reads, refusing a key twice
+
+
 def test_a_missing_config_file_is_named(tmp_path):
     with pytest.raises(UserError, match="nothing.yaml: no such config file"):
         load_config(tmp_path / "nothing.yaml")
 
 
-# Every file in configs/ is parsed by tests/test_configs_parse.py (skipping those that name an implementation
-# not registered yet).
+# Every file in configs/ and experiments/ is parsed by tests/test_configs_parse.py (an unknown implementation
+# fails it).
 
 
 def test_labels_run_one_implementation_with_several_parameter_sets():
@@ -234,3 +256,8 @@ def test_refused_graph_params(params, message):
             "implementations: [cpu-dijkstra, {name: cpu-bf-queue, label: sweep, params: {count_relaxations: [true]}}]\n")
     with pytest.raises(ConfigError, match=message):
         parse_config(text, "x.yaml")
+
+
+def test_a_graph_name_too_long_for_a_file_name_is_an_unknown_graph_not_a_traceback():
+    config = parse_config(f"graphs: [{'g' * 300}]\nimplementations: [cpu-dijkstra]\n")
+    assert config.graphs[0].graph == "g" * 300  # judged at run time, where preflight names it in one line

@@ -156,7 +156,7 @@ def test_run_without_rows(tmp_path):
     assert summary.empty
     assert format_table(summary) == "(no rows)"
     text = write_report(run)["markdown"].read_text()
-    assert "is interrupted" in text and "No rows were recorded" in text
+    assert "was interrupted" in text and "No rows were recorded" in text
 
 
 def test_format_table_is_fixed_width(tmp_path):

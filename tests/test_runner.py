@@ -1,6 +1,7 @@
 """The runner end to end on tiny generated graphs: every solve timed, verified and recorded; failures are rows."""
 
 import json
+import re
 import time
 
 import numpy as np
@@ -8,8 +9,11 @@ import pytest
 
 from sssp_bench import impls
 from sssp_bench.errors import UserError
+from sssp_bench.graph import generators
+from sssp_bench.graph.csr import write_csr
 from sssp_bench.impls.base import Implementation, SolveResult
-from sssp_bench.report import write_report
+from sssp_bench.report import summarize, write_report
+from sssp_bench.run.order import variant_run_order
 from sssp_bench.run.runner import resume_run, start_run
 
 from runs import make_config, read_rows
@@ -131,14 +135,135 @@ def test_an_existing_run_folder_is_not_overwritten(tmp_path):
         start_run(config, run_id="tiny", show_progress=False)
 
 
-def test_a_missing_graph_file_is_refused_before_anything_runs(tmp_path):
-    config = make_config(tmp_path, """
-        graphs: ["grid:rows=3,cols=3", "no/such/graph.csr"]
+@pytest.mark.parametrize("graph, message", [
+    ("no/such/graph.csr", "no/such/graph.csr: no such graph file"),
+    ("no-such-graph", "graph 'no-such-graph': not a generator spec"),
+    ("USA-road-d.NY", "graph 'USA-road-d.NY' is not fetched"),  # a catalog graph, no stand-in allowed
+])
+def test_a_refused_run_is_refused_before_anything_runs_and_leaves_nothing_behind(tmp_path, graph, message):
+    config = make_config(tmp_path, f"""
+        graphs: ["grid:rows=3,cols=3", "{graph}"]
         implementations: [cpu-dijkstra]
     """)
-    with pytest.raises(UserError, match="no/such/graph.csr: no such graph file"):
+    with pytest.raises(UserError, match=re.escape(message)):
         start_run(config, run_id="x", show_progress=False)
-    assert not (tmp_path / "results" / "x" / "rows.jsonl").exists()
+    assert not (tmp_path / "results").exists()  # no run folder, no manifest saying "running"
+
+
+def test_a_refused_resume_leaves_the_run_as_it_was(tmp_path):
+    graph_file = tmp_path / "grid.csr"
+    write_csr(generators.generate("grid:rows=4,cols=4"), graph_file, {})
+    config = make_config(tmp_path, f"""
+        graphs: [{{graph: "{graph_file}", label: grid}}]
+        implementations: [cpu-dijkstra]
+        sources: {{count: 2}}
+    """)
+    manifest_path = start_run(config, run_id="x", show_progress=False).run_dir / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["status"] = "interrupted"  # as a Ctrl-C leaves it
+    manifest_path.write_text(json.dumps(manifest))
+    graph_file.unlink()
+    with pytest.raises(UserError, match="grid.csr: no such graph file"):
+        resume_run(config, manifest_path.parent, show_progress=False)
+    assert json.loads(manifest_path.read_text()) == manifest  # still "interrupted", no resume recorded
+
+
+BROKEN = """
+    graphs:
+      - {graph: "grid:rows=4,cols=4", label: grid}
+      - {graph: "grid:rows=ten,cols=3", label: bad-spec}
+    implementations: [cpu-dijkstra, cpu-bfs]
+    sources: {count: 2}
+"""
+
+
+def test_a_graph_that_fails_to_load_is_named_and_a_resume_does_not_try_it_again(tmp_path):
+    config = make_config(tmp_path, BROKEN)
+    outcome = start_run(config, run_id="broken", show_progress=False)
+    assert list(outcome.not_loaded) == ["bad-spec"]
+    assert "parameter 'rows' must be an integer" in outcome.not_loaded["bad-spec"]
+    manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["not_loaded"] == outcome.not_loaded
+    rows = read_rows(outcome.run_dir)
+    assert [(row["variant"], row["phase"], row["status"]) for row in rows if row["graph"] == "bad-spec"] == [
+        ("cpu-dijkstra", "prepare", "error"), ("cpu-bfs", "prepare", "error")]
+    assert sum(row["phase"] == "solve" and row["status"] == "ok" for row in rows) == 2 * 2  # the run went on
+
+    resumed = resume_run(config, outcome.run_dir, show_progress=False)
+    assert resumed.not_loaded == outcome.not_loaded  # still a run that lacks a graph
+    assert read_rows(outcome.run_dir) == rows  # not loaded again, no row written twice
+
+
+ORDERED = """
+    graphs:
+      - {graph: "grid:rows=5,cols=5,seed=1", label: grid}
+      - {graph: "chain:n=20", label: chain}
+      - {graph: "rmat:n=64,m=512,seed=2", label: rmat}
+      - {graph: "star:n=20", label: star}
+    implementations: [cpu-dijkstra, cpu-bf-queue, cpu-bfs, cpu-bf]
+    sources: {count: 2, min_reached: 1}
+"""
+
+
+def test_each_graph_runs_the_variants_in_a_seeded_order_of_its_own_and_the_report_keeps_the_configs(tmp_path):
+    config = make_config(tmp_path, ORDERED)
+    names = [variant.name for variant in config.variants]
+    outcome = start_run(config, run_id="ordered", show_progress=False)
+    graphs = json.loads((outcome.run_dir / "manifest.json").read_text())["graphs"]
+    ran: dict[str, list[str]] = {}
+    for row in read_rows(outcome.run_dir):
+        ran.setdefault(row["graph"], []).append(row["variant"])
+    orders = {label: record["variant_order"] for label, record in graphs.items()}
+    assert orders == {label: list(dict.fromkeys(variants)) for label, variants in ran.items()}  # as recorded
+    assert all(sorted(order) == sorted(names) for order in orders.values())
+    assert len({order[0] for order in orders.values()}) > 1  # no variant always runs first on a graph
+    assert len({names.index(order[-1]) for order in orders.values()}) > 1  # nor always last
+
+    again = start_run(make_config(tmp_path, ORDERED), run_id="again", show_progress=False)
+    assert {label: record["variant_order"] for label, record in json.loads(
+        (again.run_dir / "manifest.json").read_text())["graphs"].items()} == orders  # seeded: the same again
+    summary = summarize(outcome.run_dir)
+    for label in orders:  # the report lists the config's order, whatever order they ran in
+        assert list(summary.loc[summary["graph"] == label, "variant"]) == names
+
+
+def test_any_subset_of_the_variants_runs_in_the_whole_runs_order(tmp_path):
+    variants = make_config(tmp_path, ORDERED).variants
+    whole = [variant.name for variant in variant_run_order(variants, 1, "grid")]
+    for left_out in variants:  # a shard's cells on a graph, a --variant selection
+        part = [variant.name for variant in variant_run_order([v for v in variants if v is not left_out], 1, "grid")]
+        assert part == [name for name in whole if name != left_out.name]
+    assert variant_run_order(whole, 1, "grid") == whole  # names sort as their variants do
+    assert [variant_run_order(whole, seed, "grid") for seed in (1, 2, 3)] != [whole] * 3  # the seed matters
+
+
+class BreaksTheHarness(Implementation):
+    name = "test-breaks-the-harness"
+    description = "Dijkstra that fails in teardown, outside any solve: a fault the runner cannot make a row of"
+
+    def prepare(self, graph):
+        self.inner = impls.get("cpu-dijkstra")()
+        self.inner.prepare(graph)
+
+    def solve(self, source):
+        return self.inner.solve(source)
+
+    def teardown(self):
+        raise RuntimeError("driver lost")
+
+
+def test_a_fault_outside_any_solve_marks_the_run_failed_not_running(tmp_path, monkeypatch):
+    monkeypatch.setitem(impls.registry(), BreaksTheHarness.name, BreaksTheHarness)
+    config = make_config(tmp_path, """
+        graphs: [{graph: "grid:rows=3,cols=3", label: grid}]
+        implementations: [test-breaks-the-harness]
+        sources: {count: 1}
+        warmup: 0
+    """)
+    with pytest.raises(RuntimeError, match="driver lost"):
+        start_run(config, run_id="x", show_progress=False)
+    manifest = json.loads((tmp_path / "results" / "x" / "manifest.json").read_text())
+    assert manifest["status"] == "failed" and manifest["error"] == "RuntimeError: driver lost"
 
 
 # -- the failure taxonomy: each failure is a row and the run goes on ----------------------------------------
@@ -263,3 +388,83 @@ def test_a_graphs_own_parameters_are_what_its_rows_record_and_the_report_names(t
     assert all(("relax_attempts" in row["counters"]) == (row["graph"] == "chain") for row in solves)
     write_report([outcome.run_dir])
     assert "- chain / cpu-bf-queue: count_relaxations=true" in (outcome.run_dir / "report.md").read_text()
+
+
+# --- a reported negative cycle is checked at every source (issue 34, item 7) ----------------------------------------
+
+
+class SeesNegativeCycles(Implementation):
+    name = "test-sees-negative-cycles"
+    description = "reports a negative cycle from every source, whether there is one or not"
+    negative_weights = True
+
+    def solve(self, source):
+        from sssp_bench.errors import NegativeCycleError
+
+        raise NegativeCycleError(f"test: a negative cycle from source {source}")
+
+
+@pytest.fixture
+def sees_negative_cycles(monkeypatch):
+    monkeypatch.setitem(impls.registry(), SeesNegativeCycles.name, SeesNegativeCycles)
+
+
+def solve_rows_by_variant(outcome) -> dict[str, list[dict]]:
+    rows: dict[str, list[dict]] = {}
+    for row in read_rows(outcome.run_dir):
+        if row["phase"] == "solve":
+            rows.setdefault(row["variant"], []).append(row)
+    return rows
+
+
+def test_a_negative_cycle_on_a_graph_without_a_negative_arc_is_a_wrong_answer(tmp_path, sees_negative_cycles):
+    config = make_config(tmp_path, """
+        graphs: ["grid:rows=5,cols=5,seed=1"]
+        implementations: [test-sees-negative-cycles]
+        sources: {count: 3}
+        verification: {reference_sources: 0}
+    """)
+    outcome = start_run(config, run_id="liar", show_progress=False)
+    rows = solve_rows_by_variant(outcome)["test-sees-negative-cycles"]
+    assert [row["status"] for row in rows] == ["wrong_answer"] * 3 and outcome.wrong_answers == 3
+    assert all("reported a negative cycle on a graph with no negative arc" in row["message"] for row in rows)
+
+
+def test_a_negative_cycle_outside_the_reference_sample_is_checked_by_the_reference(tmp_path, sees_negative_cycles):
+    """Negative arcs without a negative cycle (potentials): the reference runs for every source such a report
+    names, not only for the sampled first one, and finds none."""
+    config = make_config(tmp_path, """
+        graphs: [{graph: "random:n=200,m=1600,seed=3", label: neg, weights: "negative:min=1,max=50,potential=40,seed=4"}]
+        implementations: [cpu-bf-queue, test-sees-negative-cycles]
+        sources: {count: 4}
+        verification: {reference_sources: 1}
+    """)
+    rows = solve_rows_by_variant(start_run(config, run_id="neg", show_progress=False))
+    assert [row["status"] for row in rows["cpu-bf-queue"]] == ["ok"] * 4
+    liar = rows["test-sees-negative-cycles"]
+    assert [(row["status"], row["reference"]) for row in liar] == [("wrong_answer", False)] * 4
+    assert all("the reference found none" in row["message"] for row in liar)
+
+
+def test_a_real_negative_cycle_is_confirmed_by_the_reference_at_every_source(tmp_path, sees_negative_cycles):
+    """A chain 0 -> 1 -> ... -> 9 with a negative cycle 4 <-> 5: sources up to 5 reach it, later ones do not."""
+    from sssp_bench.graph.csr import from_arcs
+
+    tails, heads = list(range(9)) + [5], list(range(1, 10)) + [4]
+    graph_file = tmp_path / "cycle.csr"
+    write_csr(from_arcs(10, tails, heads, [1, 1, 1, 1, -3] + [1] * 4 + [1], name="cycle"), graph_file, {})
+    config = make_config(tmp_path, f"""
+        graphs: [{{graph: "{graph_file}", label: cycle}}]
+        implementations: [cpu-bf-queue, test-sees-negative-cycles]
+        sources: {{count: 10, min_reached: 1}}
+        verification: {{reference_sources: 0}}
+    """)
+    rows = solve_rows_by_variant(start_run(config, run_id="cycle", show_progress=False))
+    for row in rows["cpu-bf-queue"] + rows["test-sees-negative-cycles"]:
+        if row["source"] <= 5:  # the cycle is reachable: the report is right, and the reference says so
+            assert (row["status"], row["reference"]) == ("negative_cycle", True), row
+    for row in rows["test-sees-negative-cycles"]:
+        if row["source"] > 5:
+            assert (row["status"], row["reference"]) == ("wrong_answer", False), row
+    assert {row["status"] for row in rows["cpu-bf-queue"] if row["source"] > 5} <= {"ok"}
+    assert any(row["source"] > 5 for row in rows["cpu-bf-queue"]) and any(row["source"] <= 5 for row in rows["cpu-bf-queue"])

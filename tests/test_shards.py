@@ -115,6 +115,29 @@ def test_the_merged_shards_report_the_same_cells_and_verified_counts_as_the_unsp
     assert manifest["statuses"] == json.loads((whole / "manifest.json").read_text())["statuses"]
 
 
+def test_shards_run_each_graphs_variants_in_the_unsplit_runs_order_and_the_merge_records_it(tmp_path):
+    whole = start_run(make_config(tmp_path, SPLIT), run_id="whole", show_progress=False).run_dir
+    shard_dirs = run_shards(tmp_path, SPLIT, 3)
+    orders = {label: record["variant_order"]
+              for label, record in json.loads((whole / "manifest.json").read_text())["graphs"].items()}
+    for shard_dir in shard_dirs:
+        for label, record in json.loads((shard_dir / "manifest.json").read_text())["graphs"].items():
+            assert record["variant_order"] == [name for name in orders[label] if name in record["variant_order"]]
+    merged = merge_shards(shard_dirs, tmp_path / "merged")
+    assert {label: record["variant_order"] for label, record in json.loads(
+        (merged / "manifest.json").read_text())["graphs"].items()} == orders
+
+
+def test_a_merge_names_every_shards_graph_that_failed_to_load(tmp_path):
+    shard_dirs = run_shards(tmp_path, SPLIT, 2)
+    for shard_dir, label in zip(shard_dirs, ("grid", "rmat")):  # as if each shard's machine had lost a graph
+        manifest = json.loads((shard_dir / "manifest.json").read_text())
+        manifest["not_loaded"] = {label: f"{label}.csr: truncated"}
+        (shard_dir / "manifest.json").write_text(json.dumps(manifest))
+    merged = json.loads((merge_shards(shard_dirs, tmp_path / "merged") / "manifest.json").read_text())
+    assert merged["not_loaded"] == {"grid": "grid.csr: truncated", "rmat": "rmat.csr: truncated"}
+
+
 def test_a_shard_run_from_other_code_is_named_in_the_merged_report(tmp_path):
     shard_dirs = run_shards(tmp_path, SPLIT, 2)
     manifest_path = shard_dirs[1] / "manifest.json"

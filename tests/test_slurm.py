@@ -43,10 +43,11 @@ def run_task(script, task_id=None):
 
 
 def test_the_array_script_runs_shard_i_of_n_as_task_i(invoke, tmp_path):
-    run_dir = write(invoke, tmp_path, "--partition", "gpu", "--time", "2:00:00", "--setup", "module load cuda")
+    run_dir = write(invoke, tmp_path, "--partition", "gpu", "--time", "2:00:00", "--setup", "module load cuda",
+                    "--gpus-per-task", "2")
     text = (run_dir / "slurm" / "shards.sbatch").read_text()
     assert text.startswith("#!/bin/bash\n#SBATCH --job-name=sssp-small\n")
-    for line in ("#SBATCH --array=1-2", "#SBATCH --gres=gpu:1", "#SBATCH --time=2:00:00",
+    for line in ("#SBATCH --array=1-2", "#SBATCH --gres=gpu:2", "#SBATCH --time=2:00:00",
                  "#SBATCH --partition=gpu", "#SBATCH --cpus-per-task=4",
                  f"#SBATCH --output={run_dir / 'slurm' / 'shard-%a.out'}", "module load cuda",
                  f"cd {tmp_path}"):
@@ -65,6 +66,16 @@ def test_the_array_script_runs_shard_i_of_n_as_task_i(invoke, tmp_path):
 def test_a_cpu_config_can_ask_for_no_gpu(invoke, tmp_path):
     run_dir = write(invoke, tmp_path, "--gpus-per-task", "0")
     assert "--gres" not in (run_dir / "slurm" / "shards.sbatch").read_text()
+
+
+def test_a_config_asks_for_a_gpu_per_task_only_when_it_has_a_gpu_implementation(invoke, tmp_path):
+    cpu_only = (write(invoke, tmp_path) / "slurm" / "shards.sbatch").read_text()  # CONFIG: CPU implementations only
+    assert "#SBATCH --gres" not in cpu_only and "#SBATCH --gpus" not in cpu_only
+    assert "# No GPU asked for: the config has no GPU implementation" in cpu_only
+    (tmp_path / "gpu.yaml").write_text(textwrap.dedent(CONFIG).replace("cpu-bfs]", "cpu-bfs, hbf]"))
+    result = invoke("slurm", "gpu.yaml", "--shards", "2", "--run-id", "gpu-job")
+    assert result.exit_code == 0, result.output
+    assert "#SBATCH --gres=gpu:1\n" in (tmp_path / "results" / "gpu-job" / "slurm" / "shards.sbatch").read_text()
 
 
 def test_each_task_then_the_merge_run_here_make_the_whole_run(invoke, tmp_path):

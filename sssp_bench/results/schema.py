@@ -33,11 +33,16 @@ MANIFEST_KEYS = {
     "config_path": "the config file the run began from",
     "started": "UTC time the run began",
     "finished": "UTC time the run (or its last session) ended; null while running",
-    "status": "running, complete or interrupted; a merge of shards: complete, or incomplete while one is not",
+    "status": "running, complete, interrupted (Ctrl-C or SIGTERM; --resume continues it) or failed (an exception "
+              "of the harness, in `error`); a merge of shards: complete, or incomplete while one is not",
+    "error": "a failed run's exception, one line (dropped when it is resumed)",
     "baseline": "the name speedups divide by, or one per problem kind (results/names.py resolves it); null for none",
     "provenance": "host, CPU, GPU, packages, git commit and code digest (run/provenance.py)",
     "graphs": "per graph label: size, origin, Table 1 facts, the shared sources, roofline; for a stand-in, its spec, "
-              "the catalog's note and what is known of the real graph's Table 1 (real_graph)",
+              "the catalog's note and what is known of the real graph's Table 1 (real_graph); variant_order: the "
+              "variants in the order they ran on it (run/order.py; a merge: every shard's)",
+    "not_loaded": "graph label -> why it could not be loaded (its variants' prepare rows say the same); `run` exits "
+                  "with status 2 when there is any; absent when every graph loaded",
     "skipped": "variant -> why it could not run here",
     "resumed": "UTC times of each --resume",
     "roofline": "the device constants the floors use, or why they were not measured",

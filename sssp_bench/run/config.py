@@ -106,7 +106,7 @@ from typing import Any
 
 import yaml
 
-from .. import impls
+from .. import impls, yamlfile
 from ..errors import ConfigError, UserError
 from ..results.names import default_baseline, stands_for
 
@@ -204,6 +204,8 @@ def select_graphs(config: Config, labels: list[str]) -> Config:
     config.graphs = [graph for graph in config.graphs if graph.label in labels]
     config.raw["graphs"] = [entry for entry in config.raw["graphs"] if entry["label"] in labels]
     config.raw["selected_graphs"] = [graph.label for graph in config.graphs]
+    # every graph the config holds, which the selection drops from "graphs": a claim on every graph counts them all
+    config.raw.setdefault("config_graphs", known)
     return config
 
 
@@ -269,7 +271,7 @@ def parse_config(text: str, path: str = "<config>", default_name: str = "run") -
     locator = _Locator(path)
     try:
         node = yaml.compose(text)
-        data = yaml.safe_load(text)
+        data = yamlfile.safe_load(text)  # a key given twice is refused, with its line
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f":{mark.line + 1}" if mark else ""
@@ -735,13 +737,22 @@ def _default_label(graph: str) -> str:
 
 
 def _names_a_graph_file(graph: str) -> bool:
-    """Whether a config's `graph` is a graph file's path, which is converted on first use (graph/load.py)."""
+    """Whether a config's `graph` is a graph file's path, which is converted on first use (datasets/resolve.py)."""
     from ..datasets import catalog
-    from ..graph.load import is_generator_spec, looks_like_graph_file
+    from ..datasets.resolve import looks_like_graph_file
+    from ..graph.load import is_generator_spec
 
     if is_generator_spec(graph) or catalog.find(graph) is not None or graph.endswith(".csr"):
         return False
-    return "/" in graph or Path(graph).is_file() or looks_like_graph_file(graph)
+    return "/" in graph or _is_file(graph) or looks_like_graph_file(graph)
+
+
+def _is_file(name: str) -> bool:
+    """Path.is_file, where a name the OS cannot hold (over 255 bytes, say) is no file rather than an OSError."""
+    try:
+        return Path(name).is_file()
+    except OSError:
+        return False
 
 
 def _convert(value: Any, graph: str, key_path: str, locator: _Locator) -> dict[str, Any]:

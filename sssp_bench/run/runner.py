@@ -9,9 +9,26 @@ the graph upload, done in prepare, excluded), the row's `timer` saying which. Th
 only in the host-clock `end_to_end_s`. Each solve is then checked by the certificate (on the device, in
 `gpu.certificate`, when the distances are a CuPy array; on the host otherwise), compared with the reference on
 the sampled sources (on the host; the row's `certificate_device` says where the certificate ran), and appended
-to `rows.jsonl` at once, so a crash loses at most the solve in flight and `--resume` skips what is
+to `rows.jsonl` at once. A reported negative cycle is checked at every source: a wrong answer on a graph with no
+negative arc, else the reference for that source decides. Rows are appended at once, so a crash loses at most the solve in flight and `--resume` skips what is
 done. A failure (time limit, out of memory, exception, wrong answer, unsupported graph) becomes a row with its
 status and message, LDBC-style, and the run goes on.
+
+Variant order: on each graph the variants run in a seeded order of their own (order.py: sorted by a SHA-256 of
+the config's source seed, the graph label and the variant name), not always the config's, so that no variant
+always inherits the caches the previous variant (or the certificate pass, on a small graph) left warm. The same
+config gives the same order on every machine, in a resumed run and in every shard (a shard's variants on a graph
+keep their places in the whole run's order); the manifest's graph record keeps it (`variant_order`). The report
+still lists variants in the config's order.
+
+Life cycle: a run that is refused (a missing graph file, an unknown graph, an unfetched catalog graph without a
+stand-in) is refused by `_preflight` before its folder exists, so it leaves nothing behind; a refused `--resume`
+leaves the folder as it was. A graph that fails to load (a bad generator parameter, a damaged .csr) becomes a
+prepare row per variant and an entry of the manifest's `not_loaded`, the run goes on, and `RunOutcome.not_loaded`
+names it (the CLI then exits with status 2; a later `--resume` does not load it again). A KeyboardInterrupt marks
+the manifest "interrupted": under the CLI, Ctrl-C and SIGTERM raise one between two solves, never inside one
+(interrupts.py); any other exception marks it "failed" with the error; either way the manifest and every finished
+row are written before the exception goes on.
 
 The roofline (`roofline.py`): when the config has a GPU implementation and a GPU is usable, the device's copy
 bandwidth and dependent-load latency are measured once per run (`manifest["roofline"]`), the all-arcs relax
@@ -46,13 +63,15 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import impls, jsonfile
-from . import energy, provenance, roofline, verify
+from . import energy, interrupts, provenance, roofline, verify
 from .config import Config, GraphEntry, Variant
+from .order import variant_run_order
 from ..errors import NegativeCycleError, UnsupportedGraphError, UserError
 from ..gpu import certificate as device_certificate
 from ..gpu import nvml
 from ..gpu import runtime as gpu_runtime
-from ..graph.load import LoadedGraph, choose_graph, is_generator_spec, load_graph, resolve_path
+from ..datasets.resolve import LoadedGraph, choose_graph, load_graph, resolve_path
+from ..graph.load import is_generator_spec
 from ..impls.base import Implementation, SolveResult, canonical_distances
 from ..jsonfile import read_json, write_json_atomic
 from ..progress import Progress
@@ -65,6 +84,7 @@ from ..results.schema import MANIFEST_FILE, ROWS_FILE, STATUSES, new_manifest, n
 class RunOutcome:
     run_dir: Path
     statuses: Counter = field(default_factory=Counter)
+    not_loaded: dict[str, str] = field(default_factory=dict)  # graph label -> why it could not be loaded
 
     @property
     def wrong_answers(self) -> int:
@@ -192,7 +212,9 @@ class Runner:
             if config.shard is not None:  # which cells of which split this run holds: shards.py merges by it
                 self.manifest["shard"] = config.shard
         self.manifest["status"] = "running"
+        self.manifest.pop("error", None)  # an earlier session's failure; this one writes its own
         self.manifest.setdefault("resumed", [])
+        self.outcome.not_loaded.update(self.manifest.get("not_loaded") or {})  # an earlier session's, not retried
         if resume:
             self.manifest["resumed"].append(_now())
             self._note_code_change()
@@ -209,9 +231,9 @@ class Runner:
     # -- the run --------------------------------------------------------------------------------------------
 
     def run(self) -> RunOutcome:
+        self._preflight()  # before the folder exists (or, resuming, is marked running): a refusal leaves nothing
         self.run_dir.mkdir(parents=True, exist_ok=True)
         write_json_atomic(self.manifest_path, self.manifest)
-        self._preflight()
         self._measure_device_roofline()
         self._open_meter()
         writer = RowWriter(self.rows_path)
@@ -219,10 +241,15 @@ class Runner:
         progress = Progress(total, enabled=self.show_progress)
         try:
             for entry in self.config.graphs:
+                interrupts.raise_if_requested()
                 self._run_graph(entry, writer, progress)
             self.manifest["status"] = "complete"
-        except KeyboardInterrupt:
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM (interrupts.py: between two solves, under the CLI)
             self.manifest["status"] = "interrupted"
+            raise
+        except Exception as error:  # a fault of the harness itself: the folder says so, not "running"
+            self.manifest["status"] = "failed"
+            self.manifest["error"] = f"{error.__class__.__name__}: {error}"
             raise
         finally:
             progress.close()
@@ -348,6 +375,10 @@ class Runner:
             progress.advance(self._solves_per_graph(entry.label, len(recorded_sources)))
             self.log(f"{entry.label}: finished in an earlier session; not loaded again")
             return
+        if entry.label in (self.manifest.get("not_loaded") or {}):  # its prepare rows say so already
+            progress.advance(self._solves_per_graph(entry.label, config.source_count))
+            self.log(f"{entry.label}: not loaded in an earlier session; not tried again")
+            return
         progress.describe(entry.label, "loading")
         started = time.perf_counter()
         try:
@@ -361,6 +392,9 @@ class Runner:
                                     f"graph not loaded: {message}")
             progress.advance(self._solves_per_graph(entry.label, config.source_count))
             self.log(f"{entry.label}: graph not loaded: {message}")
+            self.outcome.not_loaded[entry.label] = message
+            self.manifest.setdefault("not_loaded", {})[entry.label] = message
+            write_json_atomic(self.manifest_path, self.manifest)
             return
         load_s = time.perf_counter() - started
         graph = loaded.graph
@@ -383,7 +417,8 @@ class Runner:
         references: dict[tuple[str, int], Any] = {}
         self.out_degrees = graph.out_degrees()  # for the reached-arc count of every solve on this graph
         try:
-            for variant in config.variants_on(entry.label):
+            for variant in self._variant_order(entry.label):
+                interrupts.raise_if_requested()
                 self._run_variant(loaded, sources, entry.variant(variant), references, writer, progress)
         finally:
             device_certificate.release()
@@ -403,8 +438,13 @@ class Runner:
             "stand_in_for": loaded.stand_in_for, "stand_in": loaded.stand_in,
             "stand_in_note": _stand_in_note(loaded), "real_graph": _real_graph(loaded, self.config.datasets),
             "beside": entry.beside,
+            "variant_order": [variant.name for variant in self._variant_order(entry.label)],
         }
         write_json_atomic(self.manifest_path, self.manifest)
+
+    def _variant_order(self, label: str) -> list[Variant]:
+        """This run's variants on the graph `label`, in the order they run there (variant_run_order)."""
+        return variant_run_order(self.config.variants_on(label), self.config.source_seed, label)
 
     def _run_variant(self, loaded: LoadedGraph, sources: list[int], variant: Variant,
                      references: dict, writer: RowWriter, progress: Progress) -> None:
@@ -439,7 +479,10 @@ class Runner:
             implementation.synchronize()
             prepare_s = time.perf_counter() - started
             for _ in range(config.warmup if sources else 0):
-                implementation.solve(sources[0])
+                try:
+                    implementation.solve(sources[0])
+                except NegativeCycleError:
+                    pass  # an answer, not a failed prepare: the timed solves record it and `_solve` checks it
                 implementation.synchronize()
         except Exception as error:  # the failure taxonomy: recorded, and the run goes on
             status, message = classify(error)
@@ -454,6 +497,7 @@ class Runner:
         timed_out = ""
         try:
             for repetition, index, source in remaining:
+                interrupts.raise_if_requested()  # Ctrl-C or SIGTERM stop the run here, between solves
                 if timed_out:
                     row = self._row(label, variant, implementation_class, source, index, repetition)
                     row.update(status="timeout", message=timed_out)
@@ -467,6 +511,7 @@ class Runner:
                     _add_verified(self.done.verified, (label, variant.name), source)
                 progress.advance(1)
             if energy_due:
+                interrupts.raise_if_requested()
                 progress.describe(label, f"{variant.name} energy")
                 writer.write(self._energy_phase(label, implementation, variant))
         finally:
@@ -522,9 +567,16 @@ class Runner:
         except Exception as error:
             status, message = classify(error)
             row.update(status=status, message=message, time_s=time.perf_counter() - started, timer="host")
-            if status == "negative_cycle" and index < config.reference_sources:
-                reference = self._reference(loaded, type(implementation).kind, source, references)
-                if not isinstance(reference, NegativeCycleError):
+            if status == "negative_cycle":
+                # An answer like any other, checked at every source (not only the sampled ones): where no arc is
+                # negative no cycle can be, so no reference is needed; elsewhere the reference decides.
+                kind = type(implementation).kind
+                if kind == "bfs" or not graph.has_negative_weights():
+                    row.update(status="wrong_answer", reference=False,
+                               message=f"reported a negative cycle on a graph with no negative arc ({message})")
+                elif isinstance(self._reference(loaded, kind, source, references), NegativeCycleError):
+                    row["reference"] = True
+                else:
                     row.update(status="wrong_answer", reference=False,
                                message=f"reported a negative cycle; the reference found none ({message})")
             return row
@@ -574,7 +626,8 @@ class Runner:
         return verify.certificate(graph, source, distances, kind=kind), "cpu"
 
     def _reference(self, loaded: LoadedGraph, kind: str, source: int, references: dict):
-        """Reference distances for a sampled source, computed once per graph and shared by every variant."""
+        """Reference distances for a source (a sampled one, or one where a solver reported a negative cycle),
+        computed once per graph and shared by every variant; the NegativeCycleError where the reference found one."""
         key = (kind, source)
         if key not in references:
             try:

@@ -24,7 +24,8 @@ cached, which would give two machines two different splits):
   good guess, not a schedule (`run --workers` evens the rest out by running more shards than workers).
 
 Cells go to shards longest-first, each to the shard with the least cost so far (ties to the lower index), and
-run in the config's order within a shard. A graph's cells may land in several shards: each shard then loads the
+run graph by graph in the config's order within a shard, each graph's variants in the order the unsplit run
+gives them (order.py). A graph's cells may land in several shards: each shard then loads the
 graph and picks its sources (the same ones: they are seeded), which is the price of the balance.
 
 `merge_shards` joins a complete set of shard folders into one run folder (rows concatenated, manifests combined,
@@ -47,6 +48,7 @@ from ..jsonfile import read_json, write_json_atomic
 from ..results.energy import POWER_FOLDER
 from ..results.shards import shard_problems
 from .config import Config, GraphEntry
+from .order import variant_run_order
 
 # Wall time per reached arc relative to cpu-dijkstra's (see the module docstring for where they come from).
 IMPLEMENTATION_WEIGHTS: dict[str, float] = {
@@ -83,7 +85,8 @@ def estimated_arcs(entry: GraphEntry, datasets: Path = Path("datasets")) -> floa
     """The arcs of a config's graph, from the catalog, a generator spec's parameters or a file's header (a graph
     file or an imported graph's, from the dataset cache: a graph file is converted here if it was not yet)."""
     from ..datasets import catalog
-    from ..graph.load import is_generator_spec, resolve_path
+    from ..datasets.resolve import resolve_path
+    from ..graph.load import is_generator_spec
 
     if is_generator_spec(entry.graph):
         return spec_arcs(entry.graph)
@@ -307,13 +310,17 @@ def _merged_manifest(into: Path, manifests: list[dict[str, Any]], merged_from: l
         for label, record in (manifest.get("graphs") or {}).items():
             earlier = graphs.get(label)
             if earlier is None:
-                graphs[label] = record
+                graphs[label] = dict(record)
                 continue
             for key in ("sources", "stand_in_for", "n", "m"):
                 if earlier.get(key) != record.get(key):
                     raise UserError(f"cannot merge: graph {label!r} has other {key} in run {manifest.get('run_id')} "
                                     f"than in an earlier shard (did one machine have the real graph and another "
                                     f"its stand-in?)")
+            if "variant_order" in earlier or "variant_order" in record:  # each shard ran its cells of one order
+                seed = ((first.get("config") or {}).get("sources") or {}).get("seed", 1)
+                names = {*earlier.get("variant_order", []), *record.get("variant_order", [])}
+                earlier["variant_order"] = variant_run_order(names, seed, label)
     config = {key: value for key, value in (first.get("config") or {}).items() if key != "shard"}
     # the device constants of the first shard that measured them (a record without "available" is a measurement)
     measured = next((m["roofline"] for m in manifests
@@ -321,7 +328,8 @@ def _merged_manifest(into: Path, manifests: list[dict[str, Any]], merged_from: l
     # likewise the energy meter's record: the first shard where NVML could measure
     energy = next((m["energy"] for m in manifests if (m.get("energy") or {}).get("available")), first.get("energy"))
     complete = all(manifest.get("status") == "complete" for manifest in manifests)
-    merged = {key: value for key, value in first.items() if key not in ("shard", "resumed", "code_changes")}
+    merged = {key: value for key, value in first.items()
+              if key not in ("shard", "resumed", "code_changes", "not_loaded", "error")}
     merged.update({
         "run_id": into.name, "config": config, "config_hash": first["shard"]["config_hash"],
         "started": min(str(m.get("started") or "") for m in manifests) or None,
@@ -339,6 +347,9 @@ def _merged_manifest(into: Path, manifests: list[dict[str, Any]], merged_from: l
                 for manifest in manifests[1:] if _code_digest(manifest) not in (None, _code_digest(first))]
     if changes:
         merged["code_changes"] = changes
+    not_loaded = {label: why for manifest in manifests for label, why in (manifest.get("not_loaded") or {}).items()}
+    if not_loaded:  # any shard's graph that failed to load: `run --workers` exits with status 2 for it
+        merged["not_loaded"] = not_loaded
     return merged
 
 

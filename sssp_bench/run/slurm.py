@@ -2,7 +2,8 @@
 merge job that joins the shards into one run folder and writes its report once every task has ended.
 
 Written into RESULTS/RUN/slurm/ (RESULTS: the config's output or --output):
-- shards.sbatch: the array (`--array=1-N`, one GPU per task by default). Task I runs shard I into
+- shards.sbatch: the array (`--array=1-N`; one GPU per task when the config has a GPU implementation, none for a
+  CPU-only config, unless --gpus-per-task says otherwise). Task I runs shard I into
   RESULTS/RUN/shards/RUN-shard-I-of-N/; a task that finds its folder begun (a requeue, a repeat after a node
   failure) resumes it instead, so a rerun never repeats a finished solve.
 - merge.sbatch: `sssp-bench merge RESULTS/RUN/shards --into RESULTS/RUN --report`; the merge refuses, in one line,
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from .. import impls
 from ..errors import UserError
 from .config import Config
 from . import shards
@@ -38,7 +40,7 @@ class SlurmOptions:
     partition: str | None = None
     account: str | None = None
     time: str | None = None               # per task, as sbatch takes it: 4:00:00, 1-00:00:00
-    gpus_per_task: int = 1                # --gres=gpu:K; 0 for a CPU-only config
+    gpus_per_task: int | None = None      # --gres=gpu:K; None: 1 when the config has a GPU implementation, else 0
     cpus_per_task: int | None = 4
     setup: list[str] = field(default_factory=list)   # shell lines before the command: module load, source a venv
     command: str | None = None            # how to call sssp-bench on the nodes (default: this Python's)
@@ -59,6 +61,13 @@ class SlurmJob:
     @property
     def script_dir(self) -> Path:
         return self.run_dir / "slurm"
+
+    @property
+    def gpus_per_task(self) -> int:
+        """The GPUs each task asks for: as told, else one when any variant (or the reference) runs on a GPU."""
+        if self.options.gpus_per_task is not None:
+            return self.options.gpus_per_task
+        return 1 if needs_gpu(self.config) else 0
 
     def sssp_bench(self) -> str:
         return self.options.command or f"{shlex.quote(sys.executable)} -m sssp_bench.cli"
@@ -88,8 +97,8 @@ class SlurmJob:
         lines = ["#!/bin/bash", f"#SBATCH --job-name={name}", f"#SBATCH --output={self.script_dir / output}"]
         if array:
             lines.append(f"#SBATCH --array=1-{self.count}")
-            if options.gpus_per_task:
-                lines.append(f"#SBATCH --gres=gpu:{options.gpus_per_task}")
+            if self.gpus_per_task:
+                lines.append(f"#SBATCH --gres=gpu:{self.gpus_per_task}")
             if options.time:
                 lines.append(f"#SBATCH --time={options.time}")
         if options.cpus_per_task:
@@ -104,6 +113,8 @@ class SlurmJob:
             f"# sssp-bench: {self.config_path} in {self.count} shards, task I runs shard I/{self.count} "
             f"(written by `sssp-bench slurm`; submit.sh submits this and merge.sbatch).",
             *(f"#   {line}" for line in split),
+            *(["# No GPU asked for: the config has no GPU implementation (--gpus-per-task K asks for K)."]
+              if self.options.gpus_per_task is None and not self.gpus_per_task else []),
             "set -euo pipefail",
             f"cd {shlex.quote(str(Path.cwd()))}",
             *self.options.setup,
@@ -133,6 +144,13 @@ class SlurmJob:
             f'sbatch --parsable --dependency=afterany:"$array" {folder}/merge.sbatch',
             'echo "submitted array job $array and its merge"',
         ]) + "\n"
+
+
+def needs_gpu(config: Config) -> bool:
+    """Whether any of the config's variants, or its reference solver, runs on a GPU."""
+    names = [variant.implementation for variant in config.variants]
+    names += [config.reference] if config.reference != "auto" else []
+    return any(impls.get(name).device == "gpu" for name in names)
 
 
 def write_scripts(job: SlurmJob) -> dict[str, Path]:
@@ -174,8 +192,8 @@ def _submit_with_submitit(submitit, job: SlurmJob, log: Callable[[str], None]) -
     """The same per-task and merge commands, submitted as submitit jobs (which pickles a call to `bash -c`)."""
     executor = submitit.AutoExecutor(folder=str(job.script_dir / "submitit"))
     parameters = {"slurm_array_parallelism": job.count, "cpus_per_task": job.options.cpus_per_task or 1}
-    if job.options.gpus_per_task:
-        parameters["slurm_gres"] = f"gpu:{job.options.gpus_per_task}"
+    if job.gpus_per_task:
+        parameters["slurm_gres"] = f"gpu:{job.gpus_per_task}"
     if job.options.partition:
         parameters["slurm_partition"] = job.options.partition
     if job.options.account:

@@ -119,7 +119,7 @@ def _local_cluster(workers: int, gpus: list[str], log: Callable[[str], None]) ->
 def preflight(config: Config) -> None:
     """Generate the config's graphs once, here, and refuse a missing file, before any worker starts (otherwise
     every worker would generate the same graph at the same time, or fail one by one)."""
-    from ..graph.load import choose_graph, resolve_path
+    from ..datasets.resolve import choose_graph, resolve_path
 
     for entry in config.graphs:
         chosen, _ = choose_graph(entry.graph, config.datasets, entry.stand_in, entry.beside is not None)
@@ -170,7 +170,9 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
                 f"on {result['host']}" + (f", GPU {result['gpu']}" if result["gpu"] else ""))
     shards.merge_shards([Path(result["run_dir"]) for result in results], run_dir, log=log)
     outcome = RunOutcome(run_dir)
-    outcome.statuses.update(json.loads((run_dir / "manifest.json").read_text())["statuses"])
+    merged = json.loads((run_dir / "manifest.json").read_text())
+    outcome.statuses.update(merged["statuses"])
+    outcome.not_loaded.update(merged.get("not_loaded") or {})  # any shard's graph that failed to load
     return outcome
 
 

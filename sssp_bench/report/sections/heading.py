@@ -12,12 +12,16 @@ if TYPE_CHECKING:
     from .. import Report
 
 
+UNFINISHED = {"running": "is running", "interrupted": "was interrupted", "failed": "failed"}
+"""How the heading names a run that did not complete, by its manifest status."""
+
+
 def section(report: Report) -> list[str]:
     lines = [f"# sssp-bench report: {', '.join(report.run_ids)}", ""]
     for manifest, rows in report.runs:
-        if manifest.get("status") in ("running", "interrupted"):
-            lines.append(f"> **Run {manifest['run_id']} is {manifest['status']}**: the numbers cover only the "
-                         "solves it recorded.")
+        state = UNFINISHED.get(str(manifest.get("status")))
+        if state:
+            lines.append(f"> **Run {manifest['run_id']} {state}**: the numbers cover only the solves it recorded.")
             lines.append("")
         if rows.attrs.get("partial_last_line"):
             lines.append(f"> Run {manifest['run_id']}: the last line of {ROWS_FILE} was cut off (a crash while "
