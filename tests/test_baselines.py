@@ -14,6 +14,7 @@ from sssp_bench.errors import NegativeCycleError, UnsupportedGraphError
 from sssp_bench.impls import canonical_distances, registry
 from sssp_bench.impls.cpu_bellman_ford import CpuBellmanFord, CpuBellmanFordQueue
 from sssp_bench.impls.cpu_bfs import CpuBfs
+from sssp_bench.impls.cpu_bfs_parallel import CpuBfsParallel
 from sssp_bench.kernels.arrays import INT_UNREACHED
 from sssp_bench.impls.cpu_dijkstra import CpuDijkstra
 from sssp_bench.run.verify import certificate, compare, reference_distances, scipy_matrix
@@ -24,6 +25,9 @@ CPU_BASELINES = [cls for cls in registry().values() if cls.device == "cpu"]
 SSSP_BASELINES = [cls for cls in CPU_BASELINES if cls.kind == "sssp"]
 NEGATIVE_WEIGHT_BASELINES = [cls for cls in SSSP_BASELINES if cls.negative_weights]
 COUNTING_BASELINES = [cls for cls in SSSP_BASELINES if "count_relaxations" in cls.parameters]
+BFS_BASELINES = [cls for cls in CPU_BASELINES if cls.kind == "bfs"]
+# cpu-bfs-parallel's directions: GAPBS's switch, top-down only (alpha 1), bottom-up from the first step (alpha 10^9)
+PARALLEL_BFS_DIRECTIONS = [{}, {"alpha": 1}, {"alpha": 10**9, "beta": 10**9}]
 
 
 def solve(implementation_class, graph, source, **params):
@@ -43,11 +47,12 @@ def distances_of(implementation_class, graph, source, **params) -> np.ndarray:
 # --- the contract ---------------------------------------------------------------------------------------------------
 
 
-def test_registry_has_the_four_baselines_with_their_attributes():
+def test_registry_has_the_cpu_baselines_with_their_attributes():
     known = registry()
     expected = {
         "cpu-dijkstra": ("sssp", False), "cpu-bf-queue": ("sssp", True), "cpu-bf": ("sssp", True),
-        "cpu-bfs": ("bfs", True),
+        "cpu-bfs": ("bfs", True), "cpu-delta-stepping": ("sssp", False), "cpu-bfs-parallel": ("bfs", True),
+        "cpu-dijkstra-scipy": ("sssp", False),
     }
     for name, (kind, negative_weights) in expected.items():
         implementation_class = known[name]
@@ -74,18 +79,23 @@ def test_sssp_baselines_on_known_graphs(implementation_class, non_negative_case)
     assert compare(case.expected, result)
 
 
-def test_bfs_levels_on_known_graphs(unweighted_case, diamond_case):
-    assert compare(unweighted_case.expected, distances_of(CpuBfs, unweighted_case.graph, 0))
+@pytest.mark.parametrize("implementation_class", BFS_BASELINES, ids=lambda c: c.name)
+def test_bfs_levels_on_known_graphs(implementation_class, unweighted_case, diamond_case):
+    assert compare(unweighted_case.expected, distances_of(implementation_class, unweighted_case.graph, 0))
     # Weights are ignored: on the diamond, levels are hop counts (0->1 and 0->2 directly, 3 via 1, 4 via 3).
-    assert compare([0, 1, 1, 2, 3, np.inf, np.inf], distances_of(CpuBfs, diamond_case.graph, 0))
+    assert compare([0, 1, 1, 2, 3, np.inf, np.inf], distances_of(implementation_class, diamond_case.graph, 0))
 
 
-def test_bfs_result_is_int32_levels_with_minus_one_unreached(diamond_case):
-    result = solve(CpuBfs, diamond_case.graph, 0)
+@pytest.mark.parametrize("implementation_class", BFS_BASELINES, ids=lambda c: c.name)
+def test_bfs_result_is_int32_levels_with_minus_one_unreached(implementation_class, diamond_case):
+    result = solve(implementation_class, diamond_case.graph, 0)
     assert result.distances.dtype == np.int32
     assert result.unreached == -1
     assert result.distances[5] == -1
-    assert result.counters == {"iterations": 4, "visited": 5, "arcs_examined": 8, "frontier_sizes": [1, 2, 1, 1]}
+    assert {key: result.counters[key] for key in ("iterations", "visited", "frontier_sizes")} == {
+        "iterations": 4, "visited": 5, "frontier_sizes": [1, 2, 1, 1]}
+    if implementation_class is CpuBfs:  # every out-arc of a visited vertex; bottom-up steps may examine fewer
+        assert result.counters["arcs_examined"] == 8
 
 
 def test_distance_dtypes_and_sentinels(diamond_case, float_case, unweighted_case):
@@ -161,10 +171,12 @@ def test_prepare_once_solve_many_sources(diamond_case):
 
 @pytest.mark.parametrize("implementation_class", COUNTING_BASELINES, ids=lambda c: c.name)
 def test_relaxation_counters_only_when_asked(implementation_class, diamond_case):
-    quiet = solve(implementation_class, diamond_case.graph, 0)
+    # one thread where there are threads: a parallel solve's iterations depend on how its threads met the work
+    params = {"threads": 1} if "threads" in implementation_class.parameters else {}
+    quiet = solve(implementation_class, diamond_case.graph, 0, **params)
     assert "iterations" in quiet.counters
     assert not {"relaxations", "relax_attempts", "relaxations_per_iteration"} & set(quiet.counters)
-    counted = solve(implementation_class, diamond_case.graph, 0, count_relaxations=True)
+    counted = solve(implementation_class, diamond_case.graph, 0, count_relaxations=True, **params)
     assert counted.counters["iterations"] == quiet.counters["iterations"]
     assert 0 < counted.counters["relaxations"] <= counted.counters["relax_attempts"]
     if implementation_class is not CpuDijkstra:
@@ -180,6 +192,14 @@ def test_dijkstra_examines_each_reached_vertex_arcs_once(diamond_case):
     reached = np.isfinite(diamond_case.expected)
     assert counters["settled"] == reached.sum()
     assert counters["relax_attempts"] == graph.out_degrees()[reached].sum()
+
+
+def test_dijkstra_decreases_keys_instead_of_pushing_again(diamond_case):
+    # in the diamond, 2 is reached at 3 then 1 (parallel arcs), 1 at 4 then 3 (via 2), 3 at 6 then 4 (via 1): three
+    # improvements of vertices already in the heap, each a decrease-key, so every vertex enters the heap once
+    counters = solve(CpuDijkstra, diamond_case.graph, 0).counters
+    assert counters["heap_pushes"] == counters["heap_pops"] == counters["settled"] == 5
+    assert counters["decrease_keys"] == 3
 
 
 def test_textbook_bellman_ford_rounds_end_with_one_that_changes_nothing(negative_dag_case):
@@ -272,6 +292,8 @@ def test_bellman_ford_variants_match_scipy_on_arbitrary_negative_weights(graph_a
 @given(random_graphs())
 def test_bfs_levels_equal_unit_weight_dijkstra(graph_and_source):
     graph, source = graph_and_source
-    levels = distances_of(CpuBfs, graph, source)
-    assert compare(distances_of(CpuDijkstra, graph.with_weights(None), source), levels)
-    assert certificate(graph, source, levels, kind="bfs")
+    expected = distances_of(CpuDijkstra, graph.with_weights(None), source)
+    for implementation_class, params in [(CpuBfs, {})] + [(CpuBfsParallel, p) for p in PARALLEL_BFS_DIRECTIONS]:
+        levels = distances_of(implementation_class, graph, source, **params)
+        assert compare(expected, levels), (implementation_class.name, params)
+        assert certificate(graph, source, levels, kind="bfs")

@@ -12,6 +12,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -25,6 +26,7 @@ from sssp_bench.graph.generators import generate, parse_spec
 from sssp_bench.graph.weights import apply_weights
 from sssp_bench.gpu.runtime import module_source
 from sssp_bench.impls import canonical_distances, delta_stepping, delta_stepping_async, delta_stepping_cluster
+from sssp_bench.impls.cpu_delta_stepping import cpu_default_delta
 from sssp_bench.kernels.delta_stepping import HEAVY_DEGREE
 from sssp_bench.kernels.arrays import kernel_arrays
 from sssp_bench.kernels.delta_stepping import default_delta, light_first, max_weight
@@ -61,9 +63,9 @@ def assert_solves(graph, sources, **params):
     return results
 
 
-# serial_arcs 0: every phase through the parallel request/apply path; 2^40: every phase on one thread, in place
-VARIANTS = [{}, {"serial_arcs": 0}, {"serial_arcs": 2**40}, {"delta": 1, "serial_arcs": 0}, {"delta": 2**40},
-            {"threads": 1}]
+# fuse_limit 0: every vertex through the shared frontier; 2^40: each thread fuses all of its share of a bucket
+VARIANTS = [{}, {"fuse_limit": 0}, {"fuse_limit": 2**40}, {"delta": 1, "fuse_limit": 0}, {"delta": 2**40},
+            {"threads": 1}, {"threads": 1, "fuse_limit": 0}]
 
 
 @pytest.mark.parametrize("params", VARIANTS, ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()) or "default")
@@ -73,7 +75,7 @@ def test_the_battery_matches_the_reference(spec, params):
     assert_solves(graph, some_sources(graph, 4), **params)
 
 
-@pytest.mark.parametrize("params", [{}, {"serial_arcs": 0, "delta": 1}], ids=["default", "parallel-delta1"])
+@pytest.mark.parametrize("params", [{}, {"fuse_limit": 0, "delta": 1}], ids=["default", "unfused-delta1"])
 def test_small_and_odd_graphs(params):
     one = from_arcs(1, [], [], np.zeros(0, np.int32), name="one-vertex")
     assert_solves(one, [0], **params)
@@ -90,34 +92,39 @@ def test_small_and_odd_graphs(params):
     assert_solves(halves, [0, 4, 3], **params)
     sparse = generate("random:n=5000,m=3000,seed=15")  # many isolated vertices and small components
     assert_solves(sparse, some_sources(sparse, 4), **params)
+    # a zero-weight cycle, parallel arcs and arcs of 2^31 - 1: at delta 1, buckets 2^32 apart, far past the window
+    arcs = [(0, 1, 0), (1, 2, 0), (2, 0, 0), (0, 3, 2**31 - 1), (0, 3, 5), (3, 4, 0), (4, 5, 2**31 - 1), (6, 0, 1)]
+    huge = from_arcs(7, *zip(*arcs), name="zero-and-huge")
+    assert_solves(huge, [0, 3, 6], **params)
 
 
 def test_unweighted_and_unit_weights():
     graph = generate("rmat:n=1024,m=8192,seed=14")
     for variant in (graph.with_weights(None), apply_weights(graph, "unit")):
-        for params in ({}, {"serial_arcs": 0}):
+        for params in ({}, {"fuse_limit": 0}):
             assert_solves(variant, some_sources(graph), **params)
 
 
 def test_float_weights_are_solved_with_a_float_delta():
     graph = generate("rmat:n=2048,m=16384,seed=16")
     floats = graph.with_weights((graph.weights / 7).astype(np.float32))
-    results = assert_solves(floats, some_sources(floats), serial_arcs=0)
+    results = assert_solves(floats, some_sources(floats), fuse_limit=0)
     assert isinstance(results[0][2]["delta"], float)
     assert_solves(floats, some_sources(floats), delta=2)
 
 
-def test_many_improvements_compact_the_piles():
-    # every vertex of a complete graph improves again and again into ever lower buckets (delta 1): far more pile
-    # pushes than vertices, so the owners' piles fill up and are compacted
+def test_many_improvements_leave_stale_entries_behind():
+    # every vertex of a complete graph improves again and again into ever lower buckets (delta 1): far more entries
+    # than vertices, most of them stale by the time their bucket opens
     graph = generate("complete:n=300,chain_shortest=false,seed=3")
-    assert_solves(graph, [0, 150], delta=1)
-    assert_solves(graph, [0, 150], delta=1, serial_arcs=0)
+    (_, _, counters), = assert_solves(graph, [0], delta=1)
+    assert counters["stale_entries"] > 0
+    assert_solves(graph, [0, 150], delta=1, fuse_limit=0)
 
 
-def test_heavy_degree_vertices_are_shared_between_producers():
-    graph = generate("star:n=20000,seed=7")  # the hub's 20K arcs in one phase, split between threads by arc ranges
-    assert_solves(graph, [0, 17], serial_arcs=0)
+def test_a_hub_of_huge_degree():
+    graph = generate("star:n=20000,seed=7")  # the hub's 20K arcs relaxed by one thread, its leaves by all
+    assert_solves(graph, [0, 17], fuse_limit=0)
 
 
 def test_negative_weights_are_refused_with_a_clear_message():
@@ -128,7 +135,7 @@ def test_negative_weights_are_refused_with_a_clear_message():
 
 def test_parameters_are_validated():
     assert impls.get(NAME)(delta=7).params["delta"] == 7
-    for bad in ({"delta": -1}, {"threads": -2}, {"serial_arcs": -1}):
+    for bad in ({"delta": -1}, {"threads": -2}, {"fuse_limit": -1}):
         with pytest.raises(ConfigError):
             impls.get(NAME)(**bad)
     with pytest.raises(ConfigError, match="int"):
@@ -137,19 +144,31 @@ def test_parameters_are_validated():
 
 def test_counters_add_up_and_say_how_the_solve_went():
     graph = generate("rmat:n=4096,m=65536,seed=3")
-    (_, distances, counters), = solve_all(graph, [0], count_relaxations=True, serial_arcs=0)
+    (_, distances, counters), = solve_all(graph, [0], count_relaxations=True, fuse_limit=0)
     reached = int(np.isfinite(distances).sum())
-    assert counters["iterations"] == counters["light_phases"] + counters["heavy_phases"] >= 1
+    assert counters["iterations"] == counters["steps"] >= counters["buckets"] >= 1
     assert len(counters["relax_attempts_per_iteration"]) == len(counters["relaxations_per_iteration"]) \
         == counters["iterations"]
     assert sum(counters["relaxations_per_iteration"]) == counters["relaxations"] >= reached - 1
     assert counters["relax_attempts"] >= counters["relaxations"]
-    assert counters["delta"] == default_delta(graph) and counters["buckets"] >= 1
-    # a delta above every weight: no heavy arcs, one bucket per distance range of delta
+    # fuse_limit 0: every vertex relaxed came from the shared frontier, and each reached vertex at least once
+    assert counters["fused_vertices"] == 0 and counters["frontier_vertices"] >= reached
+    assert counters["delta"] == cpu_default_delta(graph) and counters["reruns"] == 0
+    assert counters["threads"] == numba.config.NUMBA_NUM_THREADS
+    window = counters["window"]  # a power of two past the farthest bucket an improvement can reach
+    assert window & (window - 1) == 0 and window >= graph.weights.max() / counters["delta"] + 1
+    # a delta above every distance: one bucket
     (_, _, wide), = solve_all(graph, [0], delta=2**40)
-    assert wide["heavy_phases"] == 0 and wide["buckets"] == 1
-    (_, _, quiet), = solve_all(graph, [0], serial_arcs=0)
-    assert "relaxations" not in quiet and quiet["iterations"] == counters["iterations"]
+    assert wide["buckets"] == 1 and wide["far_pushes"] == 0
+    (_, _, quiet), = solve_all(graph, [0])
+    assert "relaxations" not in quiet
+
+
+def test_the_cpu_delta_rule_narrows_the_shared_one_on_dense_graphs():
+    road = generate("road:n=5000,seed=10")  # sparse: the shared factor 32
+    rmat = generate("rmat:n=4096,m=65536,seed=3")  # average out-degree 16: 4/3 instead of the shared 4
+    assert cpu_default_delta(road) == default_delta(road)
+    assert cpu_default_delta(rmat) == max(1, round(4 / 3 * float(np.mean(rmat.weights)) / 16))
 
 
 def test_the_default_delta_rule():
@@ -194,7 +213,7 @@ def graphs_and_sources(draw):
 @given(graphs_and_sources())
 def test_small_deltas_on_random_graphs_through_the_parallel_path(case):
     graph, source, delta = case
-    for params in ({"delta": delta, "serial_arcs": 0}, {"delta": delta}):
+    for params in ({"delta": delta, "fuse_limit": 0}, {"delta": delta}, {"delta": delta, "threads": 1}):
         (_, distances, _), = solve_all(graph, [source], **params)
         assert compare(reference_distances(graph, source), distances), params
 
