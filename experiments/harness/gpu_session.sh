@@ -10,6 +10,10 @@ if [ "${1:-}" = "--tests" ]; then run_tests=1; shift; fi
 config=$1 run_id=$2; shift 2
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
+if [ -d .carry/gitdir ]; then  # the session's .git, so the manifest names the commit (experiments/README.md)
+  rm -rf .git && cp -r .carry/gitdir .git && git update-index -q --refresh
+  echo "commit $(git rev-parse --short HEAD), $(git status --short | wc -l) changed files"
+fi
 python3 -m pip install -q --no-deps --no-build-isolation -e . || exit 1
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
 if [ "$run_tests" = 1 ]; then
