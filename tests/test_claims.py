@@ -262,6 +262,33 @@ def test_a_claim_against_an_all_pairs_variant_says_so(tmp_path):
     assert "pardijkstra faster than floyd-warshall (all pairs)" in format_claims(judge(run))
 
 
+def test_a_claim_against_a_cpu_variant_says_whether_it_was_the_best_cpu_variant_run(tmp_path):
+    # "delta-stepping-async beats cpu-dijkstra" says less when the run had a CPU delta-stepping 4x faster still
+    def on_cpu(rows):
+        return [{**row, "device": "cpu"} for row in rows]
+
+    rows = (timed("g1", "hbf", 1.0) + on_cpu(timed("g1", "cpu-dijkstra", 20.0))
+            + on_cpu(timed("g1", "cpu-delta-stepping", 5.0)) + on_cpu(timed("g1", "cpu-bfs", 0.5, kind="bfs"))
+            + timed("g1", "workfront", 2.0))
+    run = claiming_run(tmp_path, rows, faster_than=[
+        {"variant": "hbf", "than": ["cpu-dijkstra", "cpu-delta-stepping", "workfront"], "graphs": []},
+        {"variant": "cpu-delta-stepping", "than": ["cpu-dijkstra"], "graphs": []}])
+    judged = judge(run)
+    # one CPU implementation against another: whether either is the best CPU variant is beside the point
+    assert claim(judged, "g1", "cpu-delta-stepping")["against_note"] == ""
+    claims = judged[judged["variant"] == "hbf"].set_index("against")
+    assert claims.loc["cpu-dijkstra", "against_note"] == (
+        "not the best CPU variant run: cpu-delta-stepping was faster, 7.38 ms median against 29.5 ms")
+    # the faster BFS variant solves another problem: cpu-delta-stepping is the best sssp one
+    assert claims.loc["cpu-delta-stepping", "against_note"] == "the best CPU variant run"
+    assert claims.loc["workfront", "against_note"] == ""  # a GPU variant: nothing to say
+    text = format_claims(judge(run))
+    assert "hbf faster than cpu-delta-stepping (the best CPU variant run)" in text
+    assert "hbf faster than cpu-dijkstra (not the best CPU variant run: cpu-delta-stepping was faster" in text
+    assert "hbf faster than workfront " in text
+    assert "cpu-dijkstra (not the best CPU variant run" in write_report(run)["markdown"].read_text()
+
+
 def test_a_run_without_claims_has_none(tmp_path):
     run = write_run(tmp_path / "r1", manifest("r1", baseline=None), timed("g1", "hbf", 1.0))
     assert judge(run).empty

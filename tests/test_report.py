@@ -121,7 +121,8 @@ def test_write_report_writes_four_files(tmp_path):
     for expected in ("## Provenance", "testhost", "Test CPU (8 logical cores)", "0123456789ab (dirty)",
                      "unit-test (abc123def456)", "none (CuPy not installed)", "## Results", "## Failures",
                      "## Metrics", "verified solves only", "arcs leaving reached vertices / time",
-                     "| g1 | gpu-x | sssp | gpu | 5/7 | 3.00 (2.00) | 1.00 | 0.333 |  | 10.0x (4/5) | 500 |",
+                     "| g1 | gpu-x | sssp | gpu | 5/7 | 3.00 (2.00) | 1.00 | 0.333 |  | 10.0x (4/5) | 10.0x (4/5) | "
+                     "500 |",
                      "speedup = the baseline's median time / the variant's, both over the sources both verified "
                      "(sssp: over cpu-dijkstra).",
                      "A speedup followed by (k/n) is over the k sources both sides verified, of the n the busier "
@@ -269,12 +270,38 @@ def test_an_all_pairs_variant_is_marked_in_every_table_and_the_chart(tmp_path):
     run = write_run(tmp_path / "r1", manifest("r1"), rows)
     written = write_report(run)
     report = written["markdown"].read_text()
-    assert "| g1 | floyd-warshall | sssp | gpu | 10/10 | 50.0 (0) ‡ | 50.0 ‡ | 0.02 ‡ |  | 0.2x ‡ | - |" in (
+    assert "| g1 | floyd-warshall | sssp | gpu | 10/10 | 50.0 (0) ‡ | 50.0 ‡ | 0.02 ‡ |  | 0.2x ‡ | 0.2x ‡ | - |" in (
         report)
     assert ("‡ floyd-warshall: every solve computes all pairs (and returns the source's row), so its time, MTEPS, "
             "efficiency and speedup are of the all-pairs computation, beside the others' single-source solves; per "
             "source (time / n): 0.5 ms on g1.") in report
-    assert "| g1 | cpu-dijkstra | sssp | cpu | 10/10 | 10.0 (0) | 10.0 | 0.1 |  | 1.00x | - |" in report
+    assert "| g1 | cpu-dijkstra | sssp | cpu | 10/10 | 10.0 (0) | 10.0 | 0.1 |  | 1.00x | - | - |" in report
     terminal = format_table(summarize(run))
     assert "50.0 ‡" in terminal and "0.2x ‡" in terminal and "‡ floyd-warshall: every solve" in terminal
     assert "floyd-warshall (all pairs)" in written["svg"].read_text()
+
+
+def test_the_speedup_over_the_best_cpu_variant_stands_beside_the_papers_baseline(tmp_path):
+    # the config's baseline is the paper's (cpu-dijkstra, 40 ms); the run also measured a faster CPU variant
+    rows = [solve("g1", "cpu-dijkstra", 0.040, source=source) for source in range(10)]
+    rows += [solve("g1", "cpu-delta-stepping", 0.008, source=source) for source in range(10)]
+    rows += [solve("g1", "gpu-x", 0.002, device="gpu", source=source) for source in range(10)]
+    run = write_run(tmp_path / "r1", manifest("r1"), rows)
+    written = write_report(run)
+    report = written["markdown"].read_text()
+    assert "| speedup | vs best CPU | prepare ms |" in report
+    assert "| g1 | gpu-x | sssp | gpu | 10/10 | 2.00 (0) | 2.00 | 0.5 |  | 20.0x | 4.00x | - |" in report
+    assert "| g1 | cpu-delta-stepping | sssp | cpu | 10/10 | 8.00 (0) | 8.00 | 0.125 |  | 5.00x | - | - |" in report
+    best_line = ("vs best CPU = the fastest verified CPU variant of the same problem kind on the graph (by median "
+                 "time) / the variant's median time, both over the sources both verified; the best CPU variant: g1: "
+                 "sssp cpu-delta-stepping (8.00 ms).")
+    assert best_line in report
+    assert "- **vs best CPU**: for a GPU variant, the median time of the fastest CPU variant" in report
+    csv = pd.read_csv(written["csv"])
+    gpu = csv[csv["variant"] == "gpu-x"].iloc[0]
+    assert (gpu.best_cpu, gpu.best_cpu_speedup, gpu.best_cpu_sources) == ("cpu-delta-stepping", 4.0, "10/10")
+    terminal = format_table(summarize(run))
+    assert "vs best CPU" in terminal.splitlines()[0] and best_line in terminal
+    # speedup, vs best CPU (then prepare ms and failures): a CPU row has none over the best CPU
+    assert [line.split()[-4:-2] for line in terminal.splitlines()[2:5]] == [["1.00x", "-"], ["5.00x", "-"],
+                                                                            ["20.0x", "4.00x"]]

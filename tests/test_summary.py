@@ -142,3 +142,34 @@ def test_an_all_pairs_variant_is_marked_and_never_divides_others(tmp_path):
     dijkstra = row_of(as_baseline, "g1", "cpu-dijkstra")
     assert math.isnan(dijkstra.speedup)
     assert dijkstra.speedup_note == "baseline floyd-warshall solves all pairs in each solve"
+
+
+def test_each_gpu_variant_is_also_divided_by_the_best_cpu_variant(tmp_path):
+    # the paper's baseline (cpu-dijkstra, 40 ms) beside the fastest CPU variant that verified sssp on the graph:
+    # cpu-delta-stepping (8 ms, on the first 5 sources only); a faster BFS, a faster all-pairs one and a failing
+    # one are never the best sssp CPU variant
+    rows = [solve("g1", "cpu-dijkstra", 0.040, source=source) for source in range(10)]
+    rows += [solve("g1", "cpu-delta-stepping", 0.008 * (1 + source), source=source) for source in range(5)]
+    rows += [solve("g1", "cpu-bfs", 0.001, kind="bfs", source=source) for source in range(10)]
+    rows += [solve("g1", "floyd-warshall", 0.002, source=source) for source in range(10)]
+    rows += [solve("g1", "cpu-bellman-ford", None, status="timeout", certificate=None, source=source)
+             for source in range(10)]
+    rows += [solve("g1", "gpu-x", 0.001 * (1 + source), device="gpu", source=source) for source in range(10)]
+    summary = summarize(write_run(tmp_path / "r1", manifest("r1"), rows))
+    gpu = row_of(summary, "g1", "gpu-x")
+    assert gpu.speedup == pytest.approx(40.0 / 5.5)  # over the paper's baseline, every source
+    assert (gpu.best_cpu, gpu.best_cpu_run_id) == ("cpu-delta-stepping", "r1")
+    assert gpu.best_cpu_speedup == pytest.approx(24.0 / 3.0) and gpu.best_cpu_sources == "5/10"  # sources 0-4
+    for cpu in ("cpu-dijkstra", "cpu-delta-stepping", "cpu-bfs", "floyd-warshall"):
+        row = row_of(summary, "g1", cpu)  # only GPU variants get one
+        assert math.isnan(row.best_cpu_speedup) and row.best_cpu == "" and row.best_cpu_sources == ""
+
+    # a GPU-only run merged with one that measured the CPU variants borrows the best of those
+    gpu_only = [{**row, "run_id": "r2"} for row in rows if row["device"] == "gpu"]
+    merged = summarize([write_run(tmp_path / "r1", manifest("r1"), rows),
+                        write_run(tmp_path / "r2", manifest("r2"), gpu_only)])
+    borrowed = row_of(merged, "g1", "r2/gpu-x")
+    assert (borrowed.best_cpu, borrowed.best_cpu_run_id) == ("cpu-delta-stepping", "r1")
+    # a kind no CPU variant verified gets none
+    alone = summarize(write_run(tmp_path / "r3", manifest("r3"), [{**row, "run_id": "r3"} for row in gpu_only]))
+    assert math.isnan(row_of(alone, "g1", "gpu-x").best_cpu_speedup) and row_of(alone, "g1", "gpu-x").best_cpu == ""

@@ -37,9 +37,10 @@ def all_pairs_mark(row: Any) -> str:
     return f" {ALL_PAIRS_MARK}" if getattr(row, "all_pairs", False) is True else ""
 
 
-def partial_speedup(row: Any) -> bool:
-    """Whether a summary row's speedup is over fewer sources than one side verified (`speedup_sources` "3/100")."""
-    shared, _, most = str(getattr(row, "speedup_sources", "") or "").partition("/")
+def partial_speedup(row: Any, sources_column: str = "speedup_sources") -> bool:
+    """Whether a summary row's speedup is over fewer sources than one side verified (`speedup_sources` "3/100";
+    `best_cpu_sources` for the speedup over the best CPU variant)."""
+    shared, _, most = str(getattr(row, sources_column, "") or "").partition("/")
     return bool(most) and shared != most
 
 
@@ -50,6 +51,41 @@ def speedup_cell(row: Any) -> str:
         return "-"
     sources = f" ({row.speedup_sources})" if partial_speedup(row) else ""
     return f"{format_number(row.speedup, 'x')}{sources}{all_pairs_mark(row)}"
+
+
+def best_cpu_cell(row: Any) -> str:
+    """A summary row's speedup over the best CPU variant (summary `best_cpu_speedup`), marked as speedup_cell marks
+    the speedup over the baseline; "-" for a CPU row or where no CPU variant verified its kind on the graph."""
+    value = getattr(row, "best_cpu_speedup", math.nan)
+    if not isinstance(value, float) or math.isnan(value):
+        return "-"
+    sources = f" ({row.best_cpu_sources})" if partial_speedup(row, "best_cpu_sources") else ""
+    return f"{format_number(value, 'x')}{sources}{all_pairs_mark(row)}"
+
+
+def best_cpu_note(summary: pd.DataFrame) -> str:
+    """The sentence naming each graph's best CPU variant per problem kind (with its median time), which the "vs
+    best CPU" column divides by; "" when no row has one."""
+    if "best_cpu" not in summary or not summary["best_cpu"].astype(bool).any():
+        return ""
+    medians = {(str(row.run_id), row.graph, str(row.variant)): row.time_median_ms
+               for row in summary.itertuples(index=False)}
+    # graph -> kind -> the best CPU variants named (merged runs may each have their own)
+    by_graph: dict[str, dict[str, list[str]]] = {}
+    for row in summary.itertuples(index=False):
+        if row.device != "gpu" or not row.verified:
+            continue
+        named = by_graph.setdefault(str(row.graph), {}).setdefault(str(row.kind), [])
+        median = medians.get((str(row.best_cpu_run_id), row.graph, str(row.best_cpu)), math.nan)
+        text = f"{row.best_cpu} ({format_number(median)} ms)" if row.best_cpu else ""
+        if text and text not in named:
+            named.append(text)
+    per_graph = "; ".join(
+        f"{graph}: " + ", ".join(f"{kind} {' and '.join(names) if names else 'none verified'}"
+                                 for kind, names in kinds.items())
+        for graph, kinds in by_graph.items())
+    return ("vs best CPU = the fastest verified CPU variant of the same problem kind on the graph (by median time) / "
+            f"the variant's median time, both over the sources both verified; the best CPU variant: {per_graph}.")
 
 
 def speedup_notes(summary: pd.DataFrame, manifests: Sequence[dict[str, Any]] = ()) -> list[str]:
@@ -65,7 +101,11 @@ def speedup_notes(summary: pd.DataFrame, manifests: Sequence[dict[str, Any]] = (
         divided = "; ".join(f"{kind}: over {', '.join(names)}" for kind, names in by_kind.items())
         notes.append(f"speedup = the baseline's median time / the variant's, both over the sources both verified "
                      f"({divided}).")
-    if any(partial_speedup(row) for row in summary.itertuples(index=False)):
+    best_cpu = best_cpu_note(summary)
+    if best_cpu:
+        notes.append(best_cpu)
+    if any(partial_speedup(row) or partial_speedup(row, "best_cpu_sources")
+           for row in summary.itertuples(index=False)):
         notes.append("A speedup followed by (k/n) is over the k sources both sides verified, of the n the busier "
                      "side verified (the baseline ran fewer sources, or one side failed on some).")
     all_pairs = summary[summary["all_pairs"] == True] if "all_pairs" in summary else summary.iloc[0:0]  # noqa: E712
@@ -120,6 +160,7 @@ TABLE_COLUMNS = (
     ("MTEPS", lambda r: _marked(format_number(r.mteps_median), r), True),
     ("efficiency", lambda r: _marked(format_percent(r.efficiency), r), True),
     ("speedup", speedup_cell, True),
+    ("vs best CPU", best_cpu_cell, True),
     ("prepare ms", lambda r: format_number(r.prepare_ms), True),
     ("failures", "failures", False),
 )
@@ -159,7 +200,8 @@ def _marked(text: str, row: Any) -> str:
 
 def claim_text(row: Any) -> str:
     """What a judged claim (a row of claims.judge) says, e.g. "hbf faster than workfront", a variant whose solves
-    compute all pairs marked "floyd-warshall (all pairs)"."""
+    compute all pairs marked "floyd-warshall (all pairs)", a CPU variant on the other side with whether it was the
+    best CPU variant run ("cpu-dijkstra (the best CPU variant run)")."""
     marked = {name.strip() for name in str(getattr(row, "all_pairs", "") or "").split(",") if name.strip()}
 
     def name(variant: Any) -> str:
@@ -167,7 +209,9 @@ def claim_text(row: Any) -> str:
 
     if row.claim == "efficiency":
         return f"{name(row.variant)} reaches {row.requirement}"
-    return f"{name(row.variant)} faster than {name(row.against)}"
+    note = getattr(row, "against_note", "")  # a CPU variant: whether it was the best CPU variant run
+    against = f"{name(row.against)} ({note})" if isinstance(note, str) and note else name(row.against)
+    return f"{name(row.variant)} faster than {against}"
 
 
 def measured_text(row: Any) -> str:

@@ -24,6 +24,11 @@ which `selection` says; only where a half holds no verified solve of the sweep i
 sources, "in-sample" (`selection` says that too). A variant whose every solve computes all pairs (floyd-warshall)
 is named in `all_pairs`, and the claim's text marks it.
 
+A faster_than claim of a GPU variant whose other side is a CPU variant says which one and whether it was the best
+CPU variant run (`against_note`): the fastest of the run's CPU variants that verified the same problem kind on the
+graph, by median time, as the summary's `best_cpu` picks it; a claim won against a slower CPU variant than the run
+had is worth less. (A claim between two CPU variants, one implementation against another, says nothing of it.)
+
 Each run is judged on its own rows; merged runs are not pooled, with one exception: runs of one config that split
 its cells between them (`run --graph` / `--variant` over several calls) are judged together, as the one run they
 add up to, so that a claim comparing variants that ran in different parts is judged at all. A later part may re-run
@@ -42,11 +47,12 @@ import pandas as pd
 from .compare import NOT_ENOUGH_DATA, CompareOptions, attempted_sources, compare_times, verified_times
 from .load import as_runs, label_rows
 from .names import stands_for
-from .numbers import format_percent
+from .numbers import format_number, format_percent
 from .schema import solve_outcome
 from .summary import run_variants, solves_all_pairs, summarize
 
-CLAIM_COLUMNS = ["run_id", "graph", "stand_in_for", "claim", "variant", "against", "requirement", "measured",
+CLAIM_COLUMNS = ["run_id", "graph", "stand_in_for", "claim", "variant", "against", "against_note", "requirement",
+                 "measured",
                  "ci_low", "ci_high", "faster_on", "verdict", "met", "variant_only", "against_only", "selection",
                  "all_pairs", "reason"]
 NOT_MEASURED = "not measured"
@@ -256,14 +262,36 @@ class _Run:
         ran = self.ran[(self.ran["graph"] == graph) & self.ran["variant"].isin(variants) & (self.ran["half"] == half)]
         return int(ran["source"].nunique())
 
+    def summary_row(self, graph: str, variant: str) -> pd.Series | None:
+        """The summary's row of a variant on a graph (the summary names it by its label); None where it has none."""
+        labels = self.times.loc[(self.times["graph"] == graph) & (self.times["variant"] == variant), "label"]
+        rows = self.summary[(self.summary["graph"] == graph) & self.summary["variant"].isin(labels)]
+        return None if rows.empty else rows.iloc[0]
+
+    def against_note(self, graph: str, variant: str, against: str) -> str:
+        """For a GPU variant's claim against a CPU variant: whether that was the best CPU variant the run verified on
+        the graph for its problem kind (by median time, the summary's rows; all-pairs ones aside, as `best_cpu`
+        leaves them), and if not, which one was; "" for any other claim."""
+        claimant, mine = self.summary_row(graph, variant), self.summary_row(graph, against)
+        if claimant is None or mine is None or claimant["device"] != "gpu" or mine["device"] != "cpu":
+            return ""
+        cpu = self.summary[(self.summary["graph"] == graph) & (self.summary["device"] == "cpu")
+                           & (self.summary["kind"] == mine["kind"]) & (self.summary["verified"] > 0)
+                           & self.summary["time_median_ms"].notna() & ~self.summary["all_pairs"].astype(bool)]
+        if cpu.empty or cpu["time_median_ms"].min() >= mine["time_median_ms"]:
+            return "the best CPU variant run"
+        best = cpu.loc[cpu["time_median_ms"].idxmin()]
+        return (f"not the best CPU variant run: {best['variant']} was faster, {format_number(best['time_median_ms'])} "
+                f"ms median against {format_number(mine['time_median_ms'])} ms")
+
     # ------------------------------------------------------------------------------------------ judging
 
     def record(self, graph: str, claim: str, variant: str, **fields: Any) -> dict[str, Any]:
         base = {column: None for column in CLAIM_COLUMNS}
         stand_ins = self.summary.loc[self.summary["graph"] == graph, "stand_in_for"]
         base.update(run_id=self.run_id, graph=graph, stand_in_for=stand_ins.iloc[0] if len(stand_ins) else "",
-                    claim=claim, variant=variant, measured=math.nan, ci_low=math.nan, ci_high=math.nan, faster_on="",
-                    verdict=NOT_MEASURED, selection="", reason="")
+                    claim=claim, variant=variant, against_note="", measured=math.nan, ci_low=math.nan,
+                    ci_high=math.nan, faster_on="", verdict=NOT_MEASURED, selection="", reason="")
         base.update(fields)
         named = [name for name in (base["variant"], base["against"]) if name]
         base["all_pairs"] = ", ".join(name for name in named if solves_all_pairs(self.variants.get(name)))
@@ -316,8 +344,9 @@ class _Run:
 
         (base, base_ran), (new, new_ran) = side(theirs), side(mine)
         result = compare_times(graph, theirs, mine, base, new, self.options, base_ran, new_ran)
-        fields = dict(against=theirs, requirement=requirement, measured=result["ratio"], ci_low=result["ci_low"],
-                      ci_high=result["ci_high"], faster_on=result["new_faster_on"], variant_only=result["new_only"],
+        fields = dict(against=theirs, against_note=self.against_note(graph, mine, theirs), requirement=requirement,
+                      measured=result["ratio"], ci_low=result["ci_low"], ci_high=result["ci_high"],
+                      faster_on=result["new_faster_on"], variant_only=result["new_only"],
                       against_only=result["base_only"], selection=selection)
         if result["verdict"] == NOT_ENOUGH_DATA:
             return self.record(graph, "faster than", mine, **fields, reason=(

@@ -14,6 +14,12 @@ rows marked `all_pairs`: its times, MTEPS, efficiency and speedup are of the all
 marks wherever they stand beside single-source ones; no speedup divides by it (that would pass an all-pairs time off
 as one source's).
 
+Best CPU: beside the config's baseline (the paper's), every GPU variant is also divided by the fastest CPU variant
+that verified the same problem kind on the graph, by median time (`best_cpu`, `best_cpu_speedup`, over the sources
+both verified as `best_cpu_sources` says), so the paper's denominator and an honest one are read side by side. It is
+looked for in the variant's own run, else in the other merged runs (`best_cpu_run_id`); all-pairs variants are never
+it. CPU rows leave these columns empty.
+
 Stand-ins: a graph whose real file was not fetched and whose synthetic stand-in ran instead keeps the paper's label,
 so tables line up with the paper; its summary rows carry `stand_in_for` and the `stand_in` spec, from the run's
 manifest (the authority), else from the rows.
@@ -38,7 +44,8 @@ SUMMARY_COLUMNS = [
     "failures", "time_median_ms", "time_min_ms", "time_q25_ms", "time_q75_ms", "time_iqr_ms",
     "end_to_end_median_ms", "mteps_median", "reached_arcs_median", "efficiency", "floor_median_ms", "speedup",
     "baseline", "baseline_run_id",
-    "speedup_note", "speedup_sources", "prepare_ms", "prepare_status", "target_mteps", "target_met", "energy_j",
+    "speedup_note", "speedup_sources", "best_cpu_speedup", "best_cpu", "best_cpu_run_id", "best_cpu_sources",
+    "prepare_ms", "prepare_status", "target_mteps", "target_met", "energy_j",
 ] + [f"n_{outcome}" for outcome in FAILURE_OUTCOMES]
 
 
@@ -59,6 +66,7 @@ def summarize(runs: Any) -> pd.DataFrame:
     summary = pd.DataFrame.from_records(records)
     _add_stand_ins(summary, manifests)
     _add_speedups(summary, rows, loaded, manifests)
+    _add_best_cpu_speedups(summary, rows)
     _add_targets(summary, loaded)
 
     # Graph-major order: graphs in the order the runs first met them (the config's order); variants in each run's
@@ -179,6 +187,10 @@ def _summarize_group(run_id: str, graph: str, label: str, group: pd.DataFrame) -
         "baseline_run_id": "",
         "speedup_note": "",
         "speedup_sources": "",
+        "best_cpu_speedup": math.nan,
+        "best_cpu": "",
+        "best_cpu_run_id": "",
+        "best_cpu_sources": "",
         "prepare_ms": float(np.median(prepare_times_ms)) if prepare_times_ms.size else math.nan,
         "prepare_status": prepare_statuses[0] if prepare_statuses else ("ok" if len(prepares) else ""),
         "energy_j": _energy_per_solve(group),
@@ -270,6 +282,32 @@ def _add_speedups(summary: pd.DataFrame, rows: pd.DataFrame, loaded: list[Run],
                 summary.at[index, "speedup_sources"] = sources
             else:
                 summary.at[index, "speedup_note"] = "zero median time"
+
+
+def _add_best_cpu_speedups(summary: pd.DataFrame, rows: pd.DataFrame) -> None:
+    """Fill best_cpu_speedup, best_cpu, best_cpu_run_id and best_cpu_sources of each verified GPU row in place: the
+    fastest CPU variant by median time among those that verified the row's problem kind on its graph (all-pairs
+    variants aside: no speedup divides by one), in the row's own run, else in any of the merged runs; the ratio is
+    over the sources both verified, as `speedup` is."""
+    times = _verified_times_by_source(rows)
+    cpu = summary[(summary["device"] == "cpu") & (summary["verified"] > 0) & summary["time_median_ms"].notna()
+                  & ~summary["all_pairs"].astype(bool)]
+    for index, row in summary.iterrows():
+        if row.device != "gpu" or not row.verified:
+            continue
+        same_kind = cpu[(cpu["graph"] == row.graph) & (cpu["kind"] == row.kind)]
+        own_run = same_kind[same_kind["run_id"] == row.run_id]
+        candidates = own_run if len(own_run) else same_kind
+        if candidates.empty:
+            continue
+        best = candidates.loc[candidates["time_median_ms"].idxmin()]  # the first in config order on a tie
+        base_ms, row_ms, sources = _over_shared_sources(times.get((best.run_id, best.graph, best.variant), {}),
+                                                        times.get((row.run_id, row.graph, row.variant), {}))
+        summary.at[index, "best_cpu"] = best.variant
+        summary.at[index, "best_cpu_run_id"] = best.run_id
+        if base_ms > 0 and row_ms > 0:
+            summary.at[index, "best_cpu_speedup"] = base_ms / row_ms
+            summary.at[index, "best_cpu_sources"] = sources
 
 
 def _verified_times_by_source(rows: pd.DataFrame) -> dict[tuple[str, str, str], dict[Any, list[float]]]:

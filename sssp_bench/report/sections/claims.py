@@ -29,7 +29,9 @@ def section(report: Report) -> list[str]:
              "other verified and the other did not). A name standing for a sweep is its fastest variant on that graph, "
              "picked on half A of the sources (even source index) and judged on half B, unless the note says "
              "in-sample. *efficiency*: the median of floor / time over verified solves. A variant marked "
-             "(all pairs) computes all pairs in every solve: its time is the all-pairs time.", "",
+             "(all pairs) computes all pairs in every solve: its time is the all-pairs time. A GPU variant's claim "
+             "against a CPU variant says whether it was the best CPU variant run (the fastest that verified the "
+             "problem kind on the graph, by median time) and, if not, which was.", "",
              "| graph | claim | measured | 95% interval | faster on | one side only | verdict | met | note |",
              "|---|---|---:|---|---:|---:|---|---|---|"]
     for row in claims.itertuples(index=False):

@@ -16,6 +16,11 @@ METRIC_DEFINITIONS = (
     ("speedup", "the baseline's median time / the implementation's median time on the same graph, both over the "
                 "sources both verified (followed by (k/n) where that is k of the n the busier side verified); "
                 "above 1x is faster than the baseline. The baseline is named below the table, per problem kind"),
+    ("vs best CPU", "for a GPU variant, the median time of the fastest CPU variant that verified the same problem "
+                    "kind on the graph (by median time; never an all-pairs one) / the variant's median time, both "
+                    "over the sources both verified, (k/n) as for speedup: the config's baseline is the paper's "
+                    "choice, this one the strongest CPU competitor the run measured. Each graph's best CPU variant "
+                    "is named below the table; report.csv: `best_cpu_speedup`, `best_cpu`, `best_cpu_sources`"),
     ("‡ (all pairs)", "an implementation whose every solve computes all pairs (floyd-warshall): its time, MTEPS, "
                       "efficiency and speedup are of the all-pairs computation, marked wherever they stand beside "
                       "single-source numbers (tables, charts, figures, claims); no speedup divides by it"),

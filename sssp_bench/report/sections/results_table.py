@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from ...results.numbers import format_number, format_percent
 from ..plot import CHART_NAME, chart_title
-from ..text import STAND_IN_MARK, all_pairs_mark, graph_cell, markdown_cell, speedup_cell, speedup_notes
+from ..text import (
+    STAND_IN_MARK, all_pairs_mark, best_cpu_cell, graph_cell, markdown_cell, speedup_cell, speedup_notes,
+)
 
 if TYPE_CHECKING:
     from .. import Report
@@ -22,7 +24,7 @@ def section(report: Report) -> list[str]:
         lines += ["No rows were recorded.", ""]
     else:
         lines += ["| graph | variant | kind | device | verified | median (IQR) ms | min ms | MTEPS | efficiency | "
-                  "speedup | prepare ms |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+                  "speedup | vs best CPU | prepare ms |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for row in summary.itertuples(index=False):
             mark = all_pairs_mark(row)  # on every number of an all-pairs variant's row
             timing = ("-" if not row.verified
@@ -33,7 +35,7 @@ def section(report: Report) -> list[str]:
                 f"{markdown_cell(row.kind or '-')} | {markdown_cell(row.device or '-')} | "
                 f"{row.verified_total} | {timing} | {_marked(format_number(row.time_min_ms), mark)} | "
                 f"{_marked(format_number(row.mteps_median), mark)} | {_marked(efficiency, mark)} | "
-                f"{speedup_cell(row)} | "
+                f"{speedup_cell(row)} | {best_cpu_cell(row)} | "
                 f"{format_number(row.prepare_ms)} |"
             )
         lines.append("")
@@ -58,6 +60,10 @@ def section(report: Report) -> list[str]:
         if (summary["baseline_run_id"].ne("") & summary["baseline_run_id"].ne(summary["run_id"])).any():
             lines += ["Some speedups use a baseline measured in another of the merged runs (see report.csv, "
                       "`baseline_run_id`): compare the runs' hosts above.", ""]
+        if (summary["best_cpu_run_id"].ne("") & summary["best_cpu_run_id"].ne(summary["run_id"])).any():
+            lines += ["Some runs had no verified CPU variant of their own: their *vs best CPU* uses one measured in "
+                      "another of the merged runs (see report.csv, `best_cpu_run_id`): compare the runs' hosts "
+                      "above.", ""]
     return lines + [f"![{chart_title(summary)}]({CHART_NAME}.svg)", ""]
 
 
