@@ -95,7 +95,8 @@ def _cleaning_flags(command):
 @click.option("--name", default=None, help="The graph's name in the dataset cache and in configs (default: the "
                                              "file's name without its format and compression suffixes).")
 @click.option("--format", "fmt", default=None, metavar="FORMAT",
-              help="dimacs9, metis, snap, mtx or pace (default: from the file's name and first bytes).")
+              help="dimacs9, metis, snap, mtx, pace, binary-csr, gapbs-sg or gapbs-wsg (default: from the file's name "
+                   "and first bytes).")
 @click.option("--member", default=None, help="The file to read inside an archive holding several.")
 @click.option("--directed/--undirected", default=None,
               help="Directed or undirected (default: the format's own; a SNAP edge list must be told).")
@@ -158,6 +159,49 @@ def generate(spec: str, params: tuple[str, ...], output: Path | None, weights: s
     facts = characteristics(read_csr(path))
     click.echo(f"{path}: n={facts['n']:,} m={facts['m']:,} "
                f"{'directed' if facts['directed'] else 'undirected'}, max out-degree {facts['out_degree_max']:,}")
+
+
+@cli.command(name="export")
+@click.argument("graph")
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
+              help="The file to write (.gz, .bz2 or .xz: compressed).")
+@click.option("--format", "fmt", default=None, metavar="FORMAT",
+              help="dimacs9, mtx, metis, snap, binary-csr, gapbs-sg or gapbs-wsg (default: from --output's suffix: "
+                   ".gr .mtx .graph .txt .csr .sg .wsg).")
+@click.option("--weights", default="keep", show_default=True,
+              help="Weight assignment applied first, as a config's `weights:`: keep, unit, uniform:min=1,max=100,seed=1 "
+                   "or negative:...")
+@click.option("--directed/--undirected", default=None,
+              help="How to read GRAPH when it is a graph file that does not say (a SNAP edge list).")
+@DATASETS_OPTION
+def export_command(graph: str, output: Path, fmt: str | None, weights: str, directed: bool | None,
+                   datasets: Path | None) -> None:
+    """Write GRAPH (a catalog or imported name, a generator spec, a .csr or graph file) in a format other programs
+    read, with a config's weight rule applied, so they run on exactly the graph sssp-bench runs.
+
+    \b
+    sssp-bench export USA-road-d.NY --format dimacs9 -o NY.gr
+    sssp-bench export rmat:n=4096,m=32768 --weights uniform:min=1,max=100,seed=1 -o rmat.wsg
+    sssp-bench export wiki-Vote.txt.gz --directed --format binary-csr -o wiki-Vote.csr
+
+    Every format reads back (`import`) to the same arrays; what one cannot hold (float weights in DIMACS, a
+    directed graph in METIS, parallel arcs in Matrix Market, isolated vertices in SNAP) is refused, never changed.
+    """
+    from .datasets.export import FORMATS, SAYS_DIRECTED, canonical_format, format_of_path, load_for_export, write_graph
+
+    chosen = canonical_format(fmt) if fmt is not None else format_of_path(output)
+    if chosen is None:
+        raise UserError(f"{output}: cannot tell the format from the file's name; give --format ({', '.join(FORMATS)})")
+    loaded = load_for_export(graph, datasets or Path("datasets"), weights,
+                             None if directed is None else {"directed": directed})
+    written = write_graph(loaded.graph, chosen, output)
+    exported = loaded.graph
+    kind = "directed" if exported.directed else "undirected"
+    weighted = f"{exported.weights.dtype} weights" if exported.weighted else "unweighted"
+    click.echo(f"{written}: {chosen}, n={exported.n:,}, m={exported.m:,} arcs, {kind}, {weighted}")
+    if not exported.directed and chosen not in SAYS_DIRECTED:
+        click.echo(f"note: {chosen} has no word for undirected: both arcs of every edge were written, and the file "
+                   "reads back as a directed graph of the same arcs", err=True)
 
 
 @cli.command()

@@ -11,6 +11,7 @@ import gzip
 import io
 import lzma
 import os
+import struct
 import tarfile
 from pathlib import Path
 
@@ -746,6 +747,17 @@ SAMPLES = {
     "mtx": ("%%MatrixMarket matrix coordinate real symmetric\n% x\n4 4 4\n2 1 1.5\n3 3 -2e-1\n\n"
             + "4 1 0.30000000000000004441\n4 2 7\n", {}),
     "pace": ("c g\np tw 5 4\n1 2\nc y\n4 1\n\n2 2\n3 5\n", {}),
+    # The binary formats (layouts in formats/binary.py); 10 is a newline byte, so the chunks split inside arrays
+    "binary-csr": (struct.pack("<8sIIQQ32x", b"SSSPCSR\0", 1, 0b11, 4, 5)  # directed, weighted, int32
+                   + np.array([0, 2, 3, 3, 5], "<i8").tobytes() + bytes(24)  # row offsets at 64, columns at 128
+                   + np.array([1, 3, 2, 0, 3], "<i4").tobytes() + bytes(44)  # weights at 192
+                   + np.array([10, -2, 7, 10, 1], "<i4").tobytes(), {}),
+    "gapbs-wsg": (struct.pack("<?qq", True, 3, 3) + np.array([0, 2, 2, 3], "<i8").tobytes()
+                  + np.array([[1, 10], [2, -1], [0, 10]], "<i4").tobytes()  # (target, weight) pairs
+                  + np.array([0, 1, 2, 3], "<i8").tobytes() + np.array([[2, 10], [0, 10], [0, -1]], "<i4").tobytes(),
+                  {}),
+    "gapbs-sg": (struct.pack("<?qq", False, 4, 10) + np.array([0, 1, 2] + [2] * 6 + [3, 4], "<i8").tobytes()
+                 + np.array([9, 9, 0, 1], "<i4").tobytes(), {}),
 }
 BROKEN = {
     "dimacs9": (SAMPLES["dimacs9"][0].replace("a 3 4 1", "a 3 9 1"), 8),
@@ -753,6 +765,10 @@ BROKEN = {
     "snap": (SAMPLES["snap"][0].replace("10 30 4", "10 30 4 4"), 7),
     "mtx": (SAMPLES["mtx"][0].replace("4 2 7", "4 2 7 7"), 8),
     "pace": (SAMPLES["pace"][0].replace("3 5", "3 6"), 8),
+    "binary-csr": (SAMPLES["binary-csr"][0][:-1], None),  # a binary file's errors name the file, not a line
+    "gapbs-wsg": (SAMPLES["gapbs-wsg"][0].replace(np.array([0, 1, 2, 3], "<i8").tobytes(),  # in-degrees 2, 0, 1
+                                                  np.array([0, 2, 2, 3], "<i8").tobytes()), None),
+    "gapbs-sg": (SAMPLES["gapbs-sg"][0][:-4] + np.array([10], "<i4").tobytes(), None),
 }
 
 
@@ -766,7 +782,7 @@ def test_tiny_chunks_give_the_same_graph_and_the_same_error_lines(fmt, chunk_byt
     assert chunked.header == whole.header and chunked.stats == whole.stats
     broken, line = BROKEN[fmt]
     assert refusal(broken, fmt, chunk_bytes=chunk_bytes, **options) == refusal(broken, fmt, **options)
-    assert refusal(broken, fmt, chunk_bytes=chunk_bytes, **options).startswith(f"g:{line}: ")
+    assert refusal(broken, fmt, chunk_bytes=chunk_bytes, **options).startswith("g: " if line is None else f"g:{line}: ")
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -815,13 +831,16 @@ def test_a_gr_file_is_dimacs9_or_pace_by_the_problem_its_p_line_names(head, fmt)
 
 def test_an_unknown_format_is_refused():
     assert refusal("x", "edgelist") == (
-        "g: unknown graph format 'edgelist', expected one of dimacs9, metis, snap, mtx, pace")
+        "g: unknown graph format 'edgelist', expected one of dimacs9, metis, snap, mtx, pace, binary-csr, gapbs-wsg, "
+        "gapbs-sg")
 
 
 @pytest.mark.parametrize("parser", PARSERS, ids=lambda parser: parser.format_name)
 def test_a_format_is_its_parser_registered_once(parser):
     assert parser.format_name in FORMATS and parser.format_name in catalog.FORMATS
-    assert sniff_format(f"graph{parser.suffix}.gz", SAMPLES[parser.format_name][0].encode()) == parser.format_name
+    sample = SAMPLES[parser.format_name][0]
+    head = sample if isinstance(sample, bytes) else sample.encode()
+    assert sniff_format(f"graph{parser.suffix}.gz", head) == parser.format_name
     assert graph_name(f"road{parser.suffix}") == "road"
 
 

@@ -107,7 +107,7 @@ def test_the_same_file_again_is_already_imported_and_another_under_its_name_is_r
     (["p2p-Gnutella31.txt.gz"], "a SNAP edge list does not say whether it is directed: give --directed or "
                                 "--undirected"),
     (["README.md"], "README.md: cannot tell the graph format from the file's name; give --format (dimacs9, metis, "
-                    "snap, mtx, pace)"),
+                    "snap, mtx, pace, binary-csr, gapbs-wsg, gapbs-sg)"),
     (["power.graph", "--format", "dimacs9"], "power.graph:1: expected a 'c' comment or the 'p sp n m' line"),
     (["power.graph", "--format", "edgelist"], "unknown graph format 'edgelist'"),
     (["rome99.gr"], "'rome99' is a catalog graph: import a copy of it with `sssp-bench fetch rome99 --from"),

@@ -1,5 +1,6 @@
 """Real graph files -> CSR: DIMACS 9 `.gr`, METIS `.graph` (DIMACS 10), SNAP edge lists, Matrix Market `.mtx`,
-PACE 2016 `.gr` (the DIMACS road networks' topology).
+PACE 2016 `.gr` (the DIMACS road networks' topology), and the binary files `sssp-bench export` writes besides them:
+sssp-bench's raw CSR `.csr` (binary-csr) and GAPBS's serialized `.sg`/`.wsg` (gapbs-sg, gapbs-wsg; `binary`).
 
     converted = convert_stream(stream, "dimacs9", "USA-road-d.NY.gr.gz", ConvertOptions())
     converted.graph            CSRGraph (int32 weights; float32 for real mtx; None when unweighted)
@@ -20,7 +21,8 @@ three arrays of m (sources, targets, weights; two when unweighted) plus O(n). ex
 measures the speed and the peak memory.
 
 A format is one module: its parser (a `parsing.FormatParser`: header lines, line grammar, messages, finish) and
-its rules in the docstring, registered in `PARSERS` below. Its `suffix` names its files; where two formats share
+its rules in the docstring, registered in `PARSERS` below. The binary formats (`binary.BinaryParser`) stream their
+bytes into the arrays instead of parsing lines; their errors name the file, not a line. Its `suffix` names its files; where two formats share
 one (DIMACS 9 and PACE: `.gr`), `recognizes(head)` tells them apart by the file's first bytes.
 
 Cleaning (`cleaning`), in this order, each recorded in stats:
@@ -48,6 +50,7 @@ from ...graph.csr import CSRGraph
 from ...errors import GraphFormatError
 from ...graph.memory import ran_out
 from .cleaning import drop_self_loops, largest_component, merge_parallel_arcs, with_reverse_arcs
+from .binary import BinaryCsrParser, GapbsParser, GapbsWeightedParser
 from .dimacs9 import DimacsParser
 from .metis import MetisParser
 from .mtx import MatrixMarketParser
@@ -55,7 +58,9 @@ from .pace import PaceParser
 from .parsing import DEFAULT_CHUNK_BYTES, read_chunks
 from .snap import SnapParser
 
-PARSERS = (DimacsParser, MetisParser, SnapParser, MatrixMarketParser, PaceParser)  # the registry of formats
+# The registry of formats. `.wsg` before `.sg`: a name's suffix is matched in this order (x.wsg ends with .sg too)
+PARSERS = (DimacsParser, MetisParser, SnapParser, MatrixMarketParser, PaceParser, BinaryCsrParser,
+           GapbsWeightedParser, GapbsParser)
 FORMATS = tuple(parser.format_name for parser in PARSERS)
 _PARSERS = {parser.format_name: parser for parser in PARSERS}
 _SUFFIXES = tuple(dict.fromkeys(parser.suffix for parser in PARSERS))
@@ -85,7 +90,8 @@ class Converted:
 
 def sniff_format(name: str, head: bytes = b"") -> str | None:
     """The format a file name suggests: .gr dimacs9 (or pace, when `head`, the decompressed file's first bytes,
-    holds a `p tw` line), .graph metis, .mtx mtx, .txt snap (.gz/.bz2/.xz ignored); None for another name."""
+    holds a `p tw` line), .graph metis, .mtx mtx, .txt snap, .csr binary-csr, .sg gapbs-sg, .wsg gapbs-wsg
+    (.gz/.bz2/.xz ignored); None for another name."""
     stem = PurePosixPath(name.replace("\\", "/")).name.lower()
     for suffix in _COMPRESSION_SUFFIXES:
         if stem.endswith(suffix):
