@@ -20,8 +20,9 @@ from sssp_bench.impls.cpu_dijkstra import CpuDijkstra
 from sssp_bench.run.verify import certificate, compare, reference_distances, scipy_matrix
 
 # Every registered CPU implementation, by what it solves and accepts: a new CPU baseline is checked here as soon as
-# its module exists.
-CPU_BASELINES = [cls for cls in registry().values() if cls.device == "cpu"]
+# its module exists. Not the external programs (impls/external.py), which run a program a config names
+# (tests/test_external.py).
+CPU_BASELINES = [cls for cls in registry().values() if cls.device == "cpu" and not cls.name.startswith("external")]
 SSSP_BASELINES = [cls for cls in CPU_BASELINES if cls.kind == "sssp"]
 NEGATIVE_WEIGHT_BASELINES = [cls for cls in SSSP_BASELINES if cls.negative_weights]
 COUNTING_BASELINES = [cls for cls in SSSP_BASELINES if "count_relaxations" in cls.parameters]

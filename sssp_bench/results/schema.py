@@ -40,7 +40,8 @@ MANIFEST_KEYS = {
     "provenance": "host, CPU, GPU, packages, git commit and code digest (run/provenance.py)",
     "graphs": "per graph label: size, origin, Table 1 facts, the shared sources, roofline; for a stand-in, its spec, "
               "the catalog's note and what is known of the real graph's Table 1 (real_graph); variant_order: the "
-              "variants in the order they ran on it (run/order.py; a merge: every shard's)",
+              "variants in the order they ran on it (run/order.py; a merge: every shard's); exports: where an external "
+              "program's copy of the graph lies in the run folder, per format (path, bytes, export_s; impls/external.py)",
     "not_loaded": "graph label -> why it could not be loaded (its variants' prepare rows say the same); `run` exits "
                   "with status 2 when there is any; absent when every graph loaded",
     "skipped": "variant -> why it could not run here",
@@ -65,6 +66,11 @@ ROW_FIELDS = (
 # the mean power over it, idle_power_w the mean before it, energy_solves the solves in it, energy_method "energy
 # counter" or "sampled power", power_trace the trace's path in the run folder. Status "unavailable" (with why in
 # message) where NVML cannot measure, "error" where the phase failed; neither is a failed solve.
+# A row's `timer` says which clock its time_s is: "cuda-event" (a GPU implementation, events around the solve on its
+# stream), "host" (a CPU implementation, or a failed or prepare row: the host clock), "process" (an external
+# program: the wall time of its process, spawn to exit, by the runner's host clock; `per: run`, the one process's
+# divided among its sources) or "program" (an external program's own reported time, the process's wall time beside
+# it in counters.process_s). Values added without a version bump: a reader that does not know one reads time_s.
 CHECKED_SOLVE_FIELDS = ("certificate_device",)  # only on a solve whose answer was checked: "gpu" or "cpu"
 REQUIRED_ROW_FIELDS = ("phase", "graph", "implementation", "status")
 NUMERIC_ROW_FIELDS = ("time_s", "end_to_end_s", "reached_vertices", "reached_arcs", "mteps", "floor_s", "energy_j",

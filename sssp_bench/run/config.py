@@ -48,6 +48,12 @@ Variants: `label` names one entry's variant(s) instead of the implementation's n
 run with several fixed parameter sets side by side (`{name: hbf, label: hbf-all-off, params: {...}}`); a swept
 parameter appends `[key=value]` to the label as it does to the name. `baseline` and `targets` use these names.
 
+External programs: `{name: external, label: my-sssp, params: {command: "./my-sssp {graph} {source1}", ...}}` runs a
+program built outside the harness per source (impls/external.py says every parameter). Its `command` and `build`
+take a list as their value, not as a sweep (a list of lists sweeps them), and `kind: bfs` makes the entry the
+implementation `external-bfs`, whose rows solve bfs. A missing program is a prepare row, not a config error, so a
+config parses on a machine that has not built it.
+
 Per-graph parameters: a graph entry's `params` maps a variant name to parameters that replace that variant's on
 this graph only (a paper that tuned its knobs per graph, as BFS-4K's Table 2 did). The variant keeps its name;
 its rows record the parameters it ran with. A swept parameter cannot be replaced: the sweep is the point.
@@ -108,6 +114,7 @@ import yaml
 
 from .. import impls, yamlfile
 from ..errors import ConfigError, UserError
+from ..impls.external import ExternalProgram
 from ..results.names import default_baseline, stands_for
 
 TOP_LEVEL_KEYS = {
@@ -446,7 +453,7 @@ def _check_graph_params(entries: list[Any], graphs: list[GraphEntry], variants: 
             if not isinstance(replaced, dict) or not replaced:
                 raise locator.fail(f"{key_path}.{name}", "expected a mapping of parameter names to values")
             for key, value in replaced.items():
-                if isinstance(value, list):
+                if _sweeps(impls.get(by_name[name].implementation), key, value):
                     raise locator.fail(f"{key_path}.{name}.{key}", "expected one value; sweeps belong in implementations")
                 if key in swept[name]:
                     raise locator.fail(f"{key_path}.{name}.{key}", f"{name} sweeps {key!r}; a graph cannot replace it")
@@ -806,21 +813,39 @@ def _variants(entries: Any, locator: _Locator) -> list[Variant]:
         params = entry.get("params", {}) or {}
         if not isinstance(params, dict):
             raise locator.fail(f"{key_path}.params", "expected a mapping of parameter names to values or lists of values")
-        swept = {key: value for key, value in params.items() if isinstance(value, list)}
-        fixed = {key: value for key, value in params.items() if not isinstance(value, list)}
+        swept = {key: value for key, value in params.items() if _sweeps(implementation, key, value)}
+        fixed = {key: value for key, value in params.items() if key not in swept}
         for key, values in swept.items():
             if not values:
                 raise locator.fail(f"{key_path}.params.{key}", "an empty list sweeps nothing; give at least one value")
         for combination in itertools.product(*swept.values()):
             chosen = {**fixed, **dict(zip(swept, combination))}
-            implementation.validate_parameters(chosen, f"{locator.where(key_path + '.params')}: {key_path}.params")
+            chosen_name = _external_kind(implementation, name, chosen)
+            impls.get(chosen_name).validate_parameters(chosen, f"{locator.where(key_path + '.params')}: "
+                                                               f"{key_path}.params")
             suffix = ",".join(f"{key}={_format_value(value)}" for key, value in zip(swept, combination))
-            variants.append(Variant(f"{label}[{suffix}]" if suffix else label, name, chosen, max_sources))
+            variants.append(Variant(f"{label}[{suffix}]" if suffix else label, chosen_name, chosen, max_sources))
     names = [variant.name for variant in variants]
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
         raise locator.fail("implementations", f"{duplicates[0]!r} is listed twice; give one a different 'label'")
     return variants
+
+
+def _sweeps(implementation: type, key: str, value: Any) -> bool:
+    """Whether a parameter's list of values sweeps it: always, except for an external program's command and build,
+    whose value is a list (impls/external.py), and which only a list of lists sweeps."""
+    if not isinstance(value, list):
+        return False
+    if issubclass(implementation, ExternalProgram) and key in ExternalProgram.LIST_PARAMETERS:
+        return bool(value) and all(isinstance(item, list) for item in value)
+    return True
+
+
+def _external_kind(implementation: type, name: str, params: dict[str, Any]) -> str:
+    """The implementation an entry runs as: its name, except that an external program's `kind` picks external
+    (sssp) or external-bfs (bfs), so that its rows have the problem kind it solves."""
+    return implementation.implementation_for(params) if issubclass(implementation, ExternalProgram) else name
 
 
 def _format_value(value: Any) -> str:

@@ -5,8 +5,9 @@ variant: prepare once (timed apart), warm up, then solve every source `repetitio
 runs only its (graph, variant) cells and loads no graph that has none. Each solve is
 timed by the runner: a CPU implementation by the host clock around solve + synchronize; a GPU implementation
 (device "gpu") by CUDA events recorded around solve on the current stream (distance initialisation included,
-the graph upload, done in prepare, excluded), the row's `timer` saying which. The distance copy-back counts
-only in the host-clock `end_to_end_s`. Each solve is then checked by the certificate (on the device, in
+the graph upload, done in prepare, excluded), the row's `timer` saying which; an external program
+(impls/external.py) by the host clock around its process (timer "process"), or by the time it reports itself
+("program"). The distance copy-back counts only in the host-clock `end_to_end_s`. Each solve is then checked by the certificate (on the device, in
 `gpu.certificate`, when the distances are a CuPy array; on the host otherwise), compared with the reference on
 the sampled sources (on the host; the row's `certificate_device` says where the certificate ran), and appended
 to `rows.jsonl` at once. A reported negative cycle is checked at every source: a wrong answer on a graph with no
@@ -73,6 +74,7 @@ from ..gpu import runtime as gpu_runtime
 from ..datasets.resolve import LoadedGraph, choose_graph, load_graph, resolve_path
 from ..graph.load import is_generator_spec
 from ..impls.base import Implementation, SolveResult, canonical_distances
+from ..impls.external import ExternalProgram
 from ..jsonfile import read_json, write_json_atomic
 from ..progress import Progress
 from ..graph.sources import cached_sources, sources_cache_path
@@ -94,6 +96,8 @@ class RunOutcome:
 def classify(error: BaseException) -> tuple[str, str]:
     """The failure taxonomy: which status a solve or prepare that raised gets, and its one-line message."""
     message = str(error) or error.__class__.__name__
+    if isinstance(error, TimeoutError):  # an external program killed at its timeout (impls/external.py)
+        return "timeout", message
     if isinstance(error, NegativeCycleError):
         return "negative_cycle", message
     if isinstance(error, UnsupportedGraphError):
@@ -471,6 +475,8 @@ class Runner:
 
         progress.describe(label, f"{variant.name} prepare")
         implementation = implementation_class(**variant.params)
+        if isinstance(implementation, ExternalProgram):  # its exported graph and scratch go into the run folder
+            implementation.attach(self.run_dir, label, variant.name, config.time_limit)
         started = time.perf_counter()
         try:
             if graph.has_negative_weights() and not implementation_class.negative_weights:
@@ -492,9 +498,11 @@ class Runner:
             progress.advance(len(remaining))
             return
         self._write_prepare(writer, label, variant, prepare_s, "ok", "")
+        self._record_exports(label, implementation)
 
         progress.describe(label, variant.name)
         timed_out = ""
+        batches: dict[int, float] = {}  # an external's `per: run`: repetition -> its one process's seconds
         try:
             for repetition, index, source in remaining:
                 interrupts.raise_if_requested()  # Ctrl-C or SIGTERM stop the run here, between solves
@@ -502,9 +510,13 @@ class Runner:
                     row = self._row(label, variant, implementation_class, source, index, repetition)
                     row.update(status="timeout", message=timed_out)
                 else:
-                    row = self._solve(loaded, implementation, variant, source, index, repetition, references)
+                    batch_s = self._external_batch(implementation, remaining, repetition, batches)
+                    row = self._solve(loaded, implementation, variant, source, index, repetition, references,
+                                      batch_s)
                     if row["status"] == "timeout":
-                        timed_out = f"not run: source #{index} exceeded the {config.time_limit:g} s time limit"
+                        timed_out = (f"not run: source #{index} exceeded the {config.time_limit:g} s time limit"
+                                     if row["time_s"] is not None and row["time_s"] > config.time_limit
+                                     else f"not run: source #{index} timed out ({row['message']})")
                 writer.write(row)
                 self.outcome.statuses[row["status"]] += 1
                 if solve_outcome(row["status"], row["certificate"], row["reference"]) == "verified":
@@ -548,7 +560,7 @@ class Runner:
         return row
 
     def _solve(self, loaded: LoadedGraph, implementation: Implementation, variant: Variant, source: int,
-               index: int, repetition: int, references: dict) -> dict[str, Any]:
+               index: int, repetition: int, references: dict, batch_s: float | None = None) -> dict[str, Any]:
         config, graph = self.config, loaded.graph
         row = self._row(loaded.label, variant, type(implementation), source, index, repetition)
         events = type(implementation).device == "gpu"
@@ -581,6 +593,8 @@ class Runner:
                                message=f"reported a negative cycle; the reference found none ({message})")
             return row
         time_s = solve_s
+        if isinstance(implementation, ExternalProgram):
+            time_s = self._external_time(row, result, solve_s, batch_s)
         row.update(time_s=time_s, end_to_end_s=copied - started, counters=result.counters)
         if time_s > config.time_limit:
             row.update(status="timeout", message=f"took {time_s:.3g} s, over the {config.time_limit:g} s time limit")
@@ -611,6 +625,48 @@ class Runner:
         if problems:
             row.update(status="wrong_answer", message="; ".join(problems))
         return row
+
+    # -- external programs (impls/external.py): the runner's clock around their processes ----------------------
+
+    def _external_batch(self, implementation: Implementation, remaining: list[tuple], repetition: int,
+                        batches: dict[int, float]) -> float | None:
+        """An external with `per: run`: at a repetition's first solve, its one process for the repetition's
+        remaining sources, timed here by the host clock (the process from spawn to exit); its seconds, which each
+        of those sources' rows shares. None for every other implementation."""
+        if not isinstance(implementation, ExternalProgram) or implementation.spec.per != "run":
+            return None
+        if repetition not in batches:
+            sources = [source for item_repetition, _, source in remaining if item_repetition == repetition]
+            started = time.perf_counter()
+            implementation.run_batch(sources)  # never raises: a failure is each source's solve's
+            batches[repetition] = time.perf_counter() - started
+        return batches[repetition]
+
+    @staticmethod
+    def _external_time(row: dict[str, Any], result: SolveResult, solve_s: float, batch_s: float | None) -> float:
+        """An external's time_s and timer: the process's wall time by the host clock ("process"; `per: run`: the
+        batch's divided by its sources), or the time the program reported ("program"), with the wall time kept in
+        the counters as `process_s`. Neither is a CUDA-event time."""
+        counters = result.counters
+        process_s = batch_s / counters["batch_sources"] if batch_s is not None else solve_s
+        if batch_s is not None:
+            counters["batch_s"] = batch_s
+        counters["process_s"] = process_s
+        if counters.get("reported_time_s") is not None:
+            row["timer"] = "program"
+            return float(counters["reported_time_s"])
+        row["timer"] = "process"
+        return process_s
+
+    def _record_exports(self, label: str, implementation: Implementation) -> None:
+        """Where an external's graph export lies in the run folder (its format, path, bytes, seconds to write)."""
+        if not isinstance(implementation, ExternalProgram) or not implementation.exports:
+            return
+        record = self.manifest["graphs"].setdefault(label, {}).setdefault("exports", {})
+        for graph_format, export in implementation.exports.items():
+            if graph_format not in record or export.get("export_s") is not None:
+                record[graph_format] = export
+        write_json_atomic(self.manifest_path, self.manifest)
 
     def _certificate(self, graph, source: int, result: SolveResult, distances: np.ndarray,
                      kind: str) -> tuple[verify.CheckResult, str]:
@@ -647,9 +703,9 @@ class Runner:
         return new_row(
             run_id=self.run_dir.name, phase="solve", graph=label,
             implementation=variant.implementation, variant=variant.name, params=variant.params,
-            device=implementation_class.device, kind=implementation_class.kind,
+            device=_row_device(implementation_class, variant), kind=implementation_class.kind,
             source=source, source_index=index, repetition=repetition,
-            status="ok", message="", timer="cuda-event" if implementation_class.device == "gpu" else "host",
+            status="ok", message="", timer=_row_timer(implementation_class),
             counters={}, floor_s=None if source is None else self.floors.get((label, source)),
             stand_in_for=stand_in_for, stand_in=stand_in,
         )
@@ -661,6 +717,21 @@ class Runner:
         writer.write(row)
         if status != "ok":
             self.outcome.statuses[status] += 1
+
+
+def _row_device(implementation_class, variant: Variant) -> str:
+    """What a row says the variant runs on: the implementation's device; an external's `device` parameter."""
+    if issubclass(implementation_class, ExternalProgram):
+        return implementation_class.row_device(variant.params)
+    return implementation_class.device
+
+
+def _row_timer(implementation_class) -> str:
+    """The clock of a row's time_s: CUDA events for a GPU implementation, the host clock for a CPU one, the
+    process's wall time for an external program (`_external_time` makes it "program" where it reports its own)."""
+    if issubclass(implementation_class, ExternalProgram):
+        return ExternalProgram.timer
+    return "cuda-event" if implementation_class.device == "gpu" else "host"
 
 
 def _stand_in_note(loaded: LoadedGraph) -> str:

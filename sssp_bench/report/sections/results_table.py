@@ -30,8 +30,10 @@ def section(report: Report) -> list[str]:
             timing = ("-" if not row.verified
                       else f"{format_number(row.time_median_ms)} ({format_number(row.time_iqr_ms)}){mark}")
             efficiency = format_percent(row.efficiency)
+            external = row.implementation in EXTERNAL_IMPLEMENTATIONS
+            variant = f"{row.variant} {EXTERNAL_MARK}" if external else row.variant  # the note under the table says why
             lines.append(
-                f"| {markdown_cell(graph_cell(row.graph, row.stand_in_for))} | {markdown_cell(row.variant)} | "
+                f"| {markdown_cell(graph_cell(row.graph, row.stand_in_for))} | {markdown_cell(variant)} | "
                 f"{markdown_cell(row.kind or '-')} | {markdown_cell(row.device or '-')} | "
                 f"{row.verified_total} | {timing} | {_marked(format_number(row.time_min_ms), mark)} | "
                 f"{_marked(format_number(row.mteps_median), mark)} | {_marked(efficiency, mark)} | "
@@ -42,6 +44,7 @@ def section(report: Report) -> list[str]:
         notes_on_numbers = speedup_notes(summary, report.manifests)
         for note in notes_on_numbers:
             lines += [markdown_cell(note), ""]
+        lines += _external_lines(report)
         if summary["stand_in_for"].astype(bool).any():
             lines += [(f"{STAND_IN_MARK} A synthetic stand-in ran under this label: these are not the real graph's "
                        "numbers (see Graphs)."), ""]
@@ -65,6 +68,40 @@ def section(report: Report) -> list[str]:
                       "another of the merged runs (see report.csv, `best_cpu_run_id`): compare the runs' hosts "
                       "above.", ""]
     return lines + [f"![{chart_title(summary)}]({CHART_NAME}.svg)", ""]
+
+
+EXTERNAL_MARK = "§"  # after the name of a variant that is an external program (impls/external.py)
+EXTERNAL_IMPLEMENTATIONS = ("external", "external-bfs")
+EXTERNAL_CLOCKS = {
+    "program": "the time the program reported itself (its `time` rule)",
+    "process": "the wall time of its process, from spawn to exit (start-up and reading the graph file included)",
+}
+
+
+def _external_lines(report: Report) -> list[str]:
+    """Beside external programs' rows: which clock timed each (its rows' `timer`), and that neither is the
+    CUDA-event clock of the GPU implementations nor the in-process host clock of the CPU ones."""
+    summary = report.summary
+    externals = summary[summary["implementation"].isin(EXTERNAL_IMPLEMENTATIONS)]
+    if externals.empty:
+        return []
+    timers: dict[str, set[str]] = {}
+    for _, rows in report.runs:
+        if rows.empty or "timer" not in rows:
+            continue
+        solves = rows[(rows["phase"] == "solve") & rows["implementation"].isin(EXTERNAL_IMPLEMENTATIONS)]
+        for variant, timer in zip(solves["variant"], solves["timer"]):
+            if isinstance(timer, str):
+                timers.setdefault(str(variant), set()).add(timer)
+    described = []
+    for variant in dict.fromkeys(str(name).rsplit("/", 1)[-1] for name in externals["variant"]):
+        clocks = [EXTERNAL_CLOCKS.get(timer, timer) for timer in sorted(timers.get(variant, ()))]
+        described.append(f"{variant}, {' or '.join(clocks) or 'no solve timed'}")
+    return [markdown_cell(f"{EXTERNAL_MARK} An external program, run by the harness per source (or once for all "
+                          f"sources, its time shared among them) and verified like the others. Its clock: "
+                          f"{'; '.join(described)}. Neither is the CUDA-event clock the GPU implementations are timed "
+                          "by, nor the in-process host clock of the CPU ones: compare them knowing what each "
+                          "includes."), ""]
 
 
 def _marked(text: str, mark: str) -> str:
