@@ -10,7 +10,7 @@ if [ "${1:-}" = "--tests" ]; then run_tests=1; shift; fi
 config=$1 run_id=$2; shift 2
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
-if [ -d .carry/gitdir ]; then  # the session's .git, so the manifest names the commit (experiments/README.md)
+if [ "${RESTORE_GITDIR:-0}" = 1 ] && [ -d .carry/gitdir ]; then  # the session's .git (experiments/README.md); device only
   rm -rf .git && cp -r .carry/gitdir .git && git update-index -q --refresh
   echo "commit $(git rev-parse --short HEAD), $(git status --short | wc -l) changed files"
 fi

@@ -7,7 +7,7 @@ set -uo pipefail
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
-if [ -d .carry/gitdir ]; then
+if [ "${RESTORE_GITDIR:-0}" = 1 ] && [ -d .carry/gitdir ]; then  # on the device only: RESTORE_GITDIR=1
   rm -rf .git && cp -r .carry/gitdir .git && git update-index -q --refresh
 fi
 python3 -m pip install -q --no-deps --no-build-isolation -e . || exit 1

@@ -10,26 +10,28 @@
 //
 // Buckets: bucket k holds the distances [k delta, (k + 1) delta). The work queue is a ring of `slot_count` slots,
 // bucket k in slot k % slot_count, each slot a circular array of `cap` cells with one packed word (head << 32 |
-// tail) and a pending count (entries pushed into it and not yet finished, chains included). Warps take entries only
-// from the current bucket `cur`; when its slot is empty and its pending count is zero, no entry of bucket cur exists
-// or can appear (only the relaxation of a bucket-cur vertex pushes into bucket cur), and an idle warp moves cur on.
+// tail: entries taken and pushed) and a count of entries finished (relaxed, their chains included). Warps take
+// entries only from the current bucket `cur`; when its slot's finished count equals its tail, no entry of bucket cur
+// is waiting or being relaxed, so none can appear (only the relaxation of a bucket-cur vertex pushes into bucket
+// cur), and an idle warp moves cur on; when every slot's finished count equals its tail, the solve is over.
 // slot_count exceeds max weight / delta + 2, so an entry pushed while cur is current lands in a slot that holds no
-// other bucket's entries.
+// other bucket's entries. A lane pushes its improvements with one atomicAdd on the packed word per slot they go to
+// (their cells' positions), and ends its entry with a fence (its pushes before its finish) and an atomicAdd on the
+// finished count.
 //
 // Entries: (low 32 bits of the distance pushed << 32 | vertex). A relaxer reads dist[v] and relaxes v only if its
 // low 32 bits still match: every improvement has one owner (the lane whose atomicMin made it), who either chains
-// into it or pushes it, so a vertex is relaxed once per improvement that nobody overtook, never twice for the same
-// distance (a 2^32 coincidence would relax it once more: a wasted relaxation, never a wrong distance).
+// into it or pushes it, so an entry is relaxed at most once per improvement that nobody overtook (a 2^32 coincidence
+// would relax it once more: a wasted relaxation, never a wrong distance). A chained hop is not checked: a lane that
+// was overtaken relaxes its vertex at a stale distance, whose atomicMins fail where the newer owner's succeed.
 //
-// Pushes: lanes pushing into the same slot form a group (match_any); its first lane adds the group to the slot's
-// pending count and to the total, fences, and reserves cells with one atomicAdd on the packed word. A cell holds
-// EMPTY until written; the taker waits for its value and writes EMPTY back. A lane finishing an entry (its chain
-// ended) fences, then subtracts it from its slot's pending count and from the total: an entry's pushes are counted
-// before the entry stops counting, so the total is zero only when no entry exists and none is being relaxed, which
-// ends the solve.
+// Relaxing a vertex of at most DC_UNROLL arcs, a lane loads all its arcs, then issues all the heads' atomicMins beside
+// the heads' rows (so the next hop's row is at hand), then reserves its pushes' cells: a chained hop costs three
+// dependent rounds of memory. It chains into the improved head of least distance inside the bucket and pushes the
+// others. Larger vertices go arc by arc.
 //
-// Taking: a warp whose 32 lanes are idle has lane 0 read cur and the slot's packed word and CAS the head forward by
-// up to 32 entries. A warp that read cur just before cur moved on may take a later bucket's entries: relaxed early,
+// Taking: a warp with at least DC_TAKE_IDLE idle lanes (default: all 32) has lane 0 read cur and the slot's packed word
+// and CAS the head forward by up to as many entries as it has idle lanes; its busy lanes then go on with their hops. A warp that read cur just before cur moved on may take a later bucket's entries: relaxed early,
 // which costs work order, never correctness (any relaxation order reaches the same fixed point).
 #include "common.cuh"
 
@@ -38,14 +40,22 @@
 
 // control[] (word_t), each on its own 128-byte line
 #define DC_CUR 0          // the current bucket
-#define DC_TOTAL 16       // entries pushed and not yet finished, over all slots
-#define DC_DONE 32        // set when the total reached zero
+#define DC_DONE 32        // set when every entry pushed was finished
 #define DC_ABORT 48       // the first abort reason
 #define DC_CONTROL_WORDS 64
-// slots[]: per slot its packed (head << 32 | tail) word and its pending count, each on its own line
+// slots[]: per slot its packed (head << 32 | tail) word and its finished count, each on its own line
 #define DC_SLOT_LINE 32
 #define DC_SLOT_WORD(s) ((s) * DC_SLOT_LINE)
-#define DC_SLOT_PENDING(s) ((s) * DC_SLOT_LINE + 16)
+#define DC_SLOT_FINISHED(s) ((s) * DC_SLOT_LINE + 16)
+#ifndef DC_TAKE_IDLE
+#define DC_TAKE_IDLE 32   // a warp takes entries when this many of its lanes are idle (32: only when all are)
+#endif
+#ifndef DC_BACKOFF_MAX
+#define DC_BACKOFF_MAX 256  // ns an idle warp sleeps at most between polls
+#endif
+#ifndef DC_UNROLL
+#define DC_UNROLL 8       // arcs a lane relaxes side by side (road vertices have 2 to 4)
+#endif
 // words[] (status words read back once per solve): common.cuh's, then these
 #define DC_POPS 8         // entries taken from the work queue
 #define DC_STALE 9        // entries whose vertex had been lowered again since
@@ -55,7 +65,12 @@
 #define DC_BUCKETS 13     // times cur moved on
 #define DC_ABORTED 14
 #define DC_IDLE_POLLS 15  // polls of an idle warp that found nothing to take
-#define DC_WORDS 16
+// with count_relaxations, a profile at the SM clock: lane-cycles spent relaxing (a hop from its distance read to its
+// last push), the longest warp's cycles from start to exit, and the batches taken
+#define DC_BUSY_CYCLES 16
+#define DC_SPAN_CYCLES 17
+#define DC_BATCHES 18
+#define DC_WORDS 24
 
 __device__ __forceinline__ word_t dc_load(const word_t* p) { return *(const volatile word_t*)p; }
 __device__ __forceinline__ dist_t dc_load_dist(const dist_t* p) { return *(const volatile dist_t*)p; }
@@ -81,102 +96,208 @@ extern "C" __global__ void dc_init(dist_t* dist, word_t* cells, word_t* control,
     for (long long v = first; v < n; v += stride) dist[v] = v == source ? 0LL : DIST_INF;
     for (long long i = first; i < cells_total; i += stride) cells[i] = DC_EMPTY;  // cells_total: 0 or every cell
     for (long long i = first; i < (long long)slot_count * DC_SLOT_LINE; i += stride) {
-        slots[i] = (i == DC_SLOT_WORD(0) || i == DC_SLOT_PENDING(0)) ? 1ULL : 0ULL;  // the source's entry
+        slots[i] = i == DC_SLOT_WORD(0) ? 1ULL : 0ULL;  // the source's entry: slot 0's tail is 1
     }
-    for (long long i = first; i < DC_CONTROL_WORDS; i += stride) control[i] = i == DC_TOTAL ? 1ULL : 0ULL;
+    for (long long i = first; i < DC_CONTROL_WORDS; i += stride) control[i] = 0ULL;
     for (long long i = first; i < DC_WORDS; i += stride) words[i] = 0ULL;
     if (first == 0) cells[0] = dc_entry((vertex_t)source, 0LL);
 }
 
-// Pushes (v, d) into bucket d / delta for the calling lanes (any subset of the warp).
-__device__ __forceinline__ void dc_push(vertex_t v, dist_t d, long long delta, int slot_count, long long cap,
-                                        long long guard, word_t* cells, word_t* control, word_t* slots,
-                                        unsigned long long& pushes) {
+// Ends the calling lanes' entries (any subset of the warp): each adds its entry to its slot's finished count.
+__device__ __forceinline__ void dc_finish(int slot, word_t* slots) {
+    __threadfence();  // this lane's pushes before its entry counts as finished
     int lane = threadIdx.x & 31;
-    int slot = (int)((d / delta) % slot_count);
     unsigned active = __activemask();
     unsigned group = __match_any_sync(active, slot);
-    int leader = __ffs(group) - 1;
-    word_t size = (word_t)__popc(group);
-    word_t packed = 0ULL;
-    if (lane == leader) {
-        atomicAdd(slots + DC_SLOT_PENDING(slot), size);
-        atomicAdd(control + DC_TOTAL, size);
-        __threadfence();  // counted before any of the entries can be taken and finished
-        packed = atomicAdd(slots + DC_SLOT_WORD(slot), size);
-    }
-    packed = __shfl_sync(group, packed, leader);
-    unsigned tail = (unsigned)packed + (unsigned)__popc(group & ((1u << lane) - 1u));
-    unsigned head = (unsigned)(packed >> 32);
-    // every cell below tail + 1 must have been read: those not taken yet plus at most `guard` taken but unread
-    if ((long long)(tail - head) + 1 > cap - guard) {
-        dc_abort(control, 1ULL);
-        return;
-    }
-    __stcg(cells + (long long)slot * cap + (long long)(tail % (unsigned long long)cap), dc_entry(v, d));
-    ++pushes;
+    if (lane == __ffs(group) - 1) atomicAdd(slots + DC_SLOT_FINISHED(slot), (word_t)__popc(group));
 }
 
-// Ends the calling lanes' entries (any subset of the warp): each subtracts its entry from its slot and the total.
-__device__ __forceinline__ void dc_finish(int slot, word_t* control, word_t* slots) {
-    __threadfence();  // this lane's pushes and counts before its entry stops counting
-    int lane = threadIdx.x & 31;
-    unsigned active = __activemask();
-    unsigned group = __match_any_sync(active, slot);
-    int leader = __ffs(group) - 1;
-    if (lane == leader) {
-        word_t size = (word_t)__popc(group);
-        atomicAdd(slots + DC_SLOT_PENDING(slot), (word_t)0 - size);
-        atomicAdd(control + DC_TOTAL, (word_t)0 - size);
+// Whether every entry pushed into any slot was finished (the calling warp's 32 lanes, each reading some slots).
+__device__ __forceinline__ bool dc_all_finished(const word_t* slots, int slot_count) {
+    bool open = false;
+    for (int s = threadIdx.x & 31; s < slot_count; s += 32) {
+        word_t finished = dc_load(slots + DC_SLOT_FINISHED(s));
+        __threadfence();  // finished before tail: a finished entry's pushes are in the tail read after
+        open |= finished != (dc_load(slots + DC_SLOT_WORD(s)) & 0xffffffffULL);
+    }
+    return !__any_sync(DC_FULL, open);
+}
+
+// Reserves `count` cells of `slot` for one lane's pushes: the position of the first; an overflow aborts (-1).
+__device__ __forceinline__ long long dc_reserve(int slot, unsigned count, long long cap, long long guard,
+                                                word_t* control, word_t* slots) {
+    word_t packed = atomicAdd(slots + DC_SLOT_WORD(slot), (word_t)count);
+    unsigned tail = (unsigned)packed, head = (unsigned)(packed >> 32);
+    // every cell below tail + count must have been read: those not taken yet plus at most `guard` taken but unread
+    if ((long long)(tail - head) + count > cap - guard) {
+        dc_abort(control, 1ULL);
+        return -1;
+    }
+    return (long long)tail;
+}
+
+// Relaxes v (at distance d, its arcs [begin, end), in bucket `bucket`): every improvement is pushed, except the one
+// of least distance inside the bucket, which becomes the lane's next hop (next = -1: none) when may_chain. A vertex
+// of at most DC_UNROLL arcs goes in three dependent rounds: its arcs; the heads' atomicMins beside their rows (the
+// next hop's row is then at hand); one reservation per slot pushed into. Larger vertices go arc by arc.
+__device__ __forceinline__ void dc_relax(dist_t d, offset_t begin, offset_t end, long long bucket, bool may_chain,
+                                         const offset_t* __restrict__ row_offsets,
+                                         const vertex_t* __restrict__ column_ids,
+                                         const weight_t* __restrict__ weights, int unit_weights, dist_t* dist,
+                                         long long delta, int slot_count, long long cap, long long guard,
+                                         word_t* cells, word_t* control, word_t* slots, vertex_t& next,
+                                         dist_t& next_d, offset_t& next_begin, offset_t& next_end,
+                                         unsigned long long& pushes, unsigned long long& attempts,
+                                         unsigned long long& improved) {
+    next = -1;
+    long long degree = end - begin;
+    attempts += (unsigned long long)degree;
+    if (degree <= DC_UNROLL) {
+        vertex_t heads[DC_UNROLL];
+        dist_t candidates[DC_UNROLL], old[DC_UNROLL];
+        offset_t firsts[DC_UNROLL], lasts[DC_UNROLL];
+        int targets[DC_UNROLL];
+#pragma unroll
+        for (int i = 0; i < DC_UNROLL; ++i) {
+            if (i < degree) {
+                heads[i] = column_ids[begin + i];
+                candidates[i] = d + arc_weight(weights, unit_weights, begin + i);
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < DC_UNROLL; ++i) {
+            if (i < degree) {
+                old[i] = atomicMin(dist + heads[i], candidates[i]);
+                firsts[i] = row_offsets[heads[i]];
+                lasts[i] = row_offsets[heads[i] + 1];
+            }
+        }
+        int keep = -1;
+        dist_t least = DIST_INF;
+        unsigned to_push = 0u;
+#pragma unroll
+        for (int i = 0; i < DC_UNROLL; ++i) {
+            if (i < degree && candidates[i] < old[i]) {
+                ++improved;
+                targets[i] = (int)((candidates[i] / delta) % slot_count);
+                to_push |= 1u << i;
+                if (may_chain && candidates[i] / delta == bucket && candidates[i] < least) {
+                    keep = i;
+                    least = candidates[i];
+                }
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < DC_UNROLL; ++i) {
+            if (i == keep) {
+                next = heads[i];
+                next_d = candidates[i];
+                next_begin = firsts[i];
+                next_end = lasts[i];
+                to_push &= ~(1u << i);
+            }
+        }
+        while (to_push) {  // one reservation per slot among this lane's pushes (mostly one)
+            int slot = -1;
+            unsigned count = 0u;
+#pragma unroll
+            for (int i = 0; i < DC_UNROLL; ++i) {
+                if ((to_push >> i) & 1u) {
+                    if (slot < 0) slot = targets[i];
+                    if (targets[i] == slot) ++count;
+                }
+            }
+            long long position = dc_reserve(slot, count, cap, guard, control, slots);
+#pragma unroll
+            for (int i = 0; i < DC_UNROLL; ++i) {
+                if (((to_push >> i) & 1u) && targets[i] == slot) {
+                    if (position >= 0) {
+                        __stcg(cells + (long long)slot * cap + position % cap, dc_entry(heads[i], candidates[i]));
+                        ++position;
+                        ++pushes;
+                    }
+                    to_push &= ~(1u << i);
+                }
+            }
+        }
+        return;
+    }
+    for (offset_t e = begin; e < end; ++e) {
+        vertex_t u = column_ids[e];
+        dist_t candidate = d + arc_weight(weights, unit_weights, e);
+        if (candidate >= dist[u]) continue;  // a stale read is only ever too high
+        dist_t previous = atomicMin(dist + u, candidate);
+        if (candidate >= previous) continue;
+        ++improved;
+        if (next < 0 && may_chain && candidate / delta == bucket) {
+            next = u;
+            next_d = candidate;
+            next_begin = row_offsets[u];
+            next_end = row_offsets[u + 1];
+        } else {
+            int slot = (int)((candidate / delta) % slot_count);
+            long long position = dc_reserve(slot, 1u, cap, guard, control, slots);
+            if (position >= 0) {
+                __stcg(cells + (long long)slot * cap + position % cap, dc_entry(u, candidate));
+                ++pushes;
+            }
+        }
     }
 }
 
 // The solve: every warp takes entries of the current bucket, 32 at a time, and each lane relaxes its entry's vertex
 // and the chain that follows from it; launched with every block resident or not (no warp waits on a warp that has
 // not started: an entry is only waited for by the warp that took it, after its pusher reserved it).
-extern "C" __global__ void dc_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
+extern "C" __global__ void __launch_bounds__(256) dc_solve(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ column_ids,
                                     const weight_t* __restrict__ weights, int unit_weights, dist_t* dist,
                                     word_t* cells, word_t* control, word_t* slots, word_t* words, long long cap,
                                     long long guard, int slot_count, long long delta, int chain,
                                     long long timeout_cycles, int count_relaxations) {
     int lane = threadIdx.x & 31;
     bool have = false;        // this lane holds an entry (or a chain's next hop)
+    bool from_queue = false;  // ... an entry taken from the queue, not yet checked and without its row
     vertex_t v = 0;
+    dist_t d = 0;
+    offset_t begin = 0, end = 0;
     unsigned expect = 0u;     // the low 32 bits of the distance v is to be relaxed at
-    int item_slot = 0;        // the slot its entry was taken from (where it counts)
+    int item_slot = 0;        // the slot its entry was taken from (where it counts as finished)
     int chain_left = 0;
     unsigned long long pops = 0, stale = 0, relaxed = 0, chained = 0, pushes = 0, attempts = 0, improved = 0;
-    unsigned long long buckets = 0, idle_polls = 0;
-    long long idle_since = clock64();
+    unsigned long long buckets = 0, idle_polls = 0, busy_cycles = 0, batches = 0;
+    long long started = clock64();
+    long long idle_since = started;
     unsigned backoff = 0;
     while (true) {
         unsigned idle = __ballot_sync(DC_FULL, !have);
-        if (idle == DC_FULL) {
-            // state 0: took k entries at head of slot; 1: nothing to take now; 2: the solve ended or aborted
+        if (idle == DC_FULL || __popc(idle) >= DC_TAKE_IDLE) {
+            // state 0: took k entries at head of slot; 1: nothing to take now; 2: the solve ended or aborted;
+            // 3: bucket cur looks finished (every lane then checks every slot)
             int state = 1, slot = 0;
             unsigned head = 0u, k = 0u;
+            word_t cur = 0ULL;
             if (lane == 0) {
                 if (dc_load(control + DC_DONE) != 0ULL || dc_load(control + DC_ABORT) != 0ULL) {
                     state = 2;
                 } else {
-                    word_t cur = dc_load(control + DC_CUR);
+                    cur = dc_load(control + DC_CUR);
                     slot = (int)(cur % (word_t)slot_count);
                     word_t packed = dc_load(slots + DC_SLOT_WORD(slot));
                     unsigned h = (unsigned)(packed >> 32), t = (unsigned)packed;
                     if (t != h) {
-                        unsigned take = min(t - h, 32u);
+                        unsigned take = min(t - h, (unsigned)__popc(idle));
                         if (atomicCAS(slots + DC_SLOT_WORD(slot), packed, packed + ((word_t)take << 32)) == packed) {
                             state = 0;
                             head = h;
                             k = take;
                         }
-                    } else if (dc_load(slots + DC_SLOT_PENDING(slot)) == 0ULL) {
-                        // bucket cur is finished: end the solve if nothing is left anywhere, else move cur on
-                        if (dc_load(control + DC_TOTAL) == 0ULL) {
-                            atomicExch(control + DC_DONE, 1ULL);
-                            state = 2;
-                        } else if (atomicCAS(control + DC_CUR, cur, cur + 1ULL) == cur) {
-                            ++buckets;
+                    } else if ((unsigned)dc_load(slots + DC_SLOT_FINISHED(slot)) == t) {
+                        // empty and seemingly finished: read again in the safe order (finished, then the tail,
+                        // which a finished entry's pushes are in) before moving cur on
+                        word_t finished = dc_load(slots + DC_SLOT_FINISHED(slot));
+                        __threadfence();
+                        packed = dc_load(slots + DC_SLOT_WORD(slot));
+                        if ((unsigned)finished == (unsigned)packed && (unsigned)(packed >> 32) == (unsigned)packed) {
+                            state = 3;
                         }
                     } else {
                         ++idle_polls;
@@ -185,19 +306,32 @@ extern "C" __global__ void dc_solve(const offset_t* __restrict__ row_offsets, co
             }
             state = __shfl_sync(DC_FULL, state, 0);
             if (state == 2) break;
-            if (state == 1) {
+            if (state == 3) {  // bucket cur is finished: end the solve if nothing is left anywhere, else move cur on
+                if (dc_all_finished(slots, slot_count)) {
+                    if (lane == 0) atomicExch(control + DC_DONE, 1ULL);
+                    break;
+                }
+                if (lane == 0 && atomicCAS(control + DC_CUR, cur, cur + 1ULL) == cur) ++buckets;
+                continue;
+            }
+            if (state == 1 && idle == DC_FULL) {
                 if (lane == 0 && clock64() - idle_since > timeout_cycles) dc_abort(control, 2ULL);
-                backoff = backoff ? min(backoff * 2u, 256u) : 16u;
+                backoff = backoff ? min(backoff * 2u, (unsigned)DC_BACKOFF_MAX) : 16u;
                 __nanosleep(backoff);
                 continue;
             }
-            backoff = 0;
-            idle_since = clock64();
-            slot = __shfl_sync(DC_FULL, slot, 0);
-            head = __shfl_sync(DC_FULL, head, 0);
-            k = __shfl_sync(DC_FULL, k, 0);
-            if ((unsigned)lane < k) {
-                word_t* cell = cells + (long long)slot * cap + (long long)((head + lane) % (unsigned long long)cap);
+            // state 0 (entries taken), or nothing taken while some lanes are busy: those go on relaxing
+            if (state == 0) {
+                backoff = 0;
+                idle_since = clock64();
+                ++batches;
+                slot = __shfl_sync(DC_FULL, slot, 0);
+                head = __shfl_sync(DC_FULL, head, 0);
+                k = __shfl_sync(DC_FULL, k, 0);
+            }
+            unsigned rank = (unsigned)__popc(idle & ((1u << lane) - 1u));  // this idle lane's place among them
+            if (state == 0 && !have && rank < k) {
+                word_t* cell = cells + (long long)slot * cap + (long long)((head + rank) % (unsigned long long)cap);
                 word_t entry = __ldcg(cell);
                 long long waiting_since = clock64();
                 unsigned spins = 0u;
@@ -212,6 +346,7 @@ extern "C" __global__ void dc_solve(const offset_t* __restrict__ row_offsets, co
                 if (entry != DC_EMPTY) {
                     __stcg(cell, DC_EMPTY);
                     have = true;
+                    from_queue = true;
                     v = (vertex_t)(unsigned)entry;
                     expect = (unsigned)(entry >> 32);
                     item_slot = slot;
@@ -219,47 +354,44 @@ extern "C" __global__ void dc_solve(const offset_t* __restrict__ row_offsets, co
                     ++pops;
                 }
             }
-            continue;
         }
-        if (!have) continue;  // idle lanes wait for the warp's busy ones (the warp takes work when all are idle)
-        dist_t d = dc_load_dist(dist + v);
-        offset_t begin = row_offsets[v], end = row_offsets[v + 1];
-        if ((unsigned)d != expect) {  // lowered again since: its new owner relaxes it
-            ++stale;
-            have = false;
-            dc_finish(item_slot, control, slots);
-            continue;
-        }
-        ++relaxed;
-        long long bucket = d / delta;
-        vertex_t next = -1;
-        dist_t next_d = 0;
-        for (offset_t e = begin; e < end; ++e) {
-            vertex_t u = column_ids[e];
-            dist_t candidate = d + arc_weight(weights, unit_weights, e);
-            ++attempts;
-            if (candidate >= dist[u]) continue;  // a stale read is only ever too high
-            dist_t old = atomicMin(dist + u, candidate);
-            if (candidate >= old) continue;
-            ++improved;
-            if (next < 0 && chain_left > 0 && candidate / delta == bucket) {
-                next = u;
-                next_d = candidate;
-            } else {
-                dc_push(u, candidate, delta, slot_count, cap, guard, cells, control, slots, pushes);
+        if (!have) continue;  // idle lanes wait for the warp's busy ones
+        long long hop_started = count_relaxations ? clock64() : 0LL;
+        if (from_queue) {  // an entry: its distance (still the one pushed?) and its row, side by side
+            d = dc_load_dist(dist + v);
+            begin = row_offsets[v];
+            end = row_offsets[v + 1];
+            from_queue = false;
+            if ((unsigned)d != expect) {  // lowered again since: its new owner relaxes it
+                ++stale;
+                have = false;
+                dc_finish(item_slot, slots);
+                continue;
             }
         }
-        if (next >= 0) {
+        ++relaxed;
+        vertex_t next;
+        dist_t next_d = 0;
+        offset_t next_begin = 0, next_end = 0;
+        dc_relax(d, begin, end, d / delta, chain_left > 0, row_offsets, column_ids, weights, unit_weights, dist,
+                 delta, slot_count, cap, guard, cells, control, slots, next, next_d, next_begin, next_end, pushes,
+                 attempts, improved);
+        if (count_relaxations) busy_cycles += (unsigned long long)(clock64() - hop_started);
+        if (next >= 0) {  // the chain goes on with a vertex this lane just lowered (a later owner may relax it too)
             v = next;
-            expect = (unsigned)next_d;
+            d = next_d;
+            begin = next_begin;
+            end = next_end;
             --chain_left;
             ++chained;
         } else {
             have = false;
-            dc_finish(item_slot, control, slots);
+            dc_finish(item_slot, slots);
         }
     }
     // the warp's counts
+    unsigned long long span = (unsigned long long)(clock64() - started);
+    busy_cycles = dc_warp_sum(busy_cycles);
     pops = dc_warp_sum(pops);
     stale = dc_warp_sum(stale);
     relaxed = dc_warp_sum(relaxed);
@@ -275,7 +407,12 @@ extern "C" __global__ void dc_solve(const offset_t* __restrict__ row_offsets, co
         if (pushes) atomicAdd(words + DC_PUSHES, pushes);
         if (buckets) atomicAdd(words + DC_BUCKETS, buckets);
         if (idle_polls) atomicAdd(words + DC_IDLE_POLLS, idle_polls);
-        if (count_relaxations) add_counts(words, attempts, improved);
+        if (count_relaxations) {
+            add_counts(words, attempts, improved);
+            atomicAdd(words + DC_BUSY_CYCLES, busy_cycles);
+            atomicMax(words + DC_SPAN_CYCLES, span);
+            atomicAdd(words + DC_BATCHES, batches);
+        }
         word_t reason = dc_load(control + DC_ABORT);
         if (reason) words[DC_ABORTED] = reason;
     }

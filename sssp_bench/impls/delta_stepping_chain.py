@@ -15,10 +15,18 @@ delta_stepping_chain.cu has the protocol: entries carry the low 32 bits of the d
 relaxer drops an entry whose vertex was lowered again since (its new owner relaxes it), so a vertex is relaxed once
 per improvement nobody overtook.
 
-delta: the `delta` parameter, or with 0 the rule of delta-stepping-cluster (C x average weight / average out-degree,
-C = 64 below average out-degree 5, else 4), raised where needed so that max weight / delta + 3 buckets fit the
-ring's SLOT_LIMIT slots. chain: the most hops a lane relaxes after its entry (0: every improvement is pushed).
-blocks: the grid (0: one block per SM); block: threads per block.
+delta: the `delta` parameter, or with 0 the shared rule (C x average weight / average out-degree, C = 32 below average
+out-degree 5, else 4; 14,908 on NY), raised where needed so that max weight / delta + 3 buckets fit the ring's
+SLOT_LIMIT slots. chain: the most hops a lane relaxes after its entry (0: every improvement is pushed). blocks: the
+grid (0: one block per SM); block: threads per block (at most 256: the kernel holds a vertex's arcs in registers).
+
+Measured on an H100 (experiments/roads/notes.md, 3 to 10 sources, every solve verified): USA-road-d.NY 8.45 to
+8.66 ms at delta 10,000 to 15,000, against delta-stepping-cluster's 5.88 and hbf's 6.51 in the same call; road-2M far
+slower (139 ms in the first version, against the cluster's 14.2). It is work-efficient (1.33 to 1.49 vertices relaxed
+per reached vertex on NY at those deltas) but a hop costs about 3.5 us of a lane's time and only 150 to 250 lanes
+are busy at once on average: the bucket's frontier, not the GPU, bounds the parallelism, and each hop is three
+dependent rounds of memory plus the warp's divergence. It does not meet issue 35's targets; the notes say what
+was tried and what the profile points to.
 
 Made for high-diameter, low-degree graphs: a lane relaxes its vertex's arcs one after another, so a vertex of
 thousands of arcs holds one lane for all of them (`recommended_for` says where the report may recommend it).
@@ -47,18 +55,18 @@ from ..graph.csr import CSRGraph
 from ..kernels.arrays import check_source
 from ..kernels.delta_stepping import check_delta, default_delta, max_weight
 from .base import Parameter, SolveResult
-from .delta_stepping_cluster import SPARSE_FACTOR
 from .gpu_common import COUNT_RELAXATIONS, W_ATTEMPTS, W_RELAXATIONS, GpuSsspBase
 
 DC_CONTROL_WORDS = 64
 DC_SLOT_LINE = 32
 DC_POPS, DC_STALE, DC_RELAXED, DC_CHAINED, DC_PUSHES, DC_BUCKETS, DC_ABORTED, DC_IDLE_POLLS = range(8, 16)
-DC_WORDS = 16
+DC_BUSY_CYCLES, DC_SPAN_CYCLES, DC_BATCHES = 16, 17, 18
+DC_WORDS = 24
 """Sizes and status words of delta_stepping_chain.cu."""
 
 SLOT_LIMIT = 64
 """Most ring slots; delta is raised so that max weight / delta + 3 buckets fit."""
-BLOCKS = (64, 128, 256, 512, 1024)
+BLOCKS = (64, 128, 256)
 TIMEOUT_S = 20.0
 CHAIN_LIMIT = 2**30
 ABORT_REASONS = {1: "a ring slot would have overflowed", 2: "a warp waited for work or an entry past the timeout"}
@@ -67,7 +75,7 @@ ABORT_REASONS = {1: "a ring slot would have overflowed", 2: "a warp waited for w
 def ring_delta(graph: CSRGraph, requested: int) -> tuple[int, int]:
     """(delta, slots): the requested delta (0: the rule) raised so that one arc moves a distance by at most
     slots - 3 buckets, and the ring's slot count for it."""
-    delta = int(requested or default_delta(graph, sparse_factor=SPARSE_FACTOR))
+    delta = int(requested or default_delta(graph))
     heaviest = int(max_weight(graph))
     delta = max(delta, heaviest // (SLOT_LIMIT - 3) + 1)
     return delta, heaviest // delta + 3
@@ -87,13 +95,13 @@ class DeltaSteppingChain(GpuSsspBase):
     recommended_for = ("road", "mesh")
     parameters = {
         "count_relaxations": COUNT_RELAXATIONS,
-        "delta": Parameter(int, 0, "bucket width; 0: C x average weight / average out-degree, C = 64 when the "
-                           "average out-degree is below 5, else 4; raised so that the ring holds max weight / delta "
-                           f"+ 3 buckets in at most {SLOT_LIMIT} slots"),
+        "delta": Parameter(int, 0, "bucket width; 0: C x average weight / average out-degree, C = 32 when the "
+                           "average out-degree is below 5, else 4 (the shared rule); raised so that the ring holds "
+                           f"max weight / delta + 3 buckets in at most {SLOT_LIMIT} slots"),
         "chain": Parameter(int, CHAIN_LIMIT, "most vertices a lane relaxes after its entry, each one it lowered "
                            "inside the bucket (0: every improvement goes through the work queue)"),
         "blocks": Parameter(int, 0, "blocks of the persistent grid; 0: one per SM"),
-        "block": Parameter(int, 256, "threads per block", BLOCKS),
+        "block": Parameter(int, 128, "threads per block", BLOCKS),
         "timeout_s": Parameter(float, TIMEOUT_S, "a warp waiting longer than this for work or an entry fails the "
                                "solve (a bug guard)"),
     }
@@ -165,6 +173,12 @@ class DeltaSteppingChain(GpuSsspBase):
             attempts, improved = int(words[W_ATTEMPTS]), int(words[W_RELAXATIONS])
             counters.update(relax_attempts=attempts, relaxations=improved, relax_attempts_per_iteration=[attempts],
                             relaxations_per_iteration=[improved])
+            # the profile: a hop's latency, how many lanes relaxed at once on average, entries per batch taken
+            busy, span = int(words[DC_BUSY_CYCLES]), int(words[DC_SPAN_CYCLES])
+            clock_khz = int(runtime.device_attributes().get("ClockRate", 0)) or 1
+            counters.update(profile_hop_us=busy / max(counters["relaxed"], 1) / clock_khz * 1000,
+                            profile_lanes_busy=busy / max(span, 1), profile_span_ms=span / clock_khz,
+                            profile_batch_entries=counters["pops"] / max(int(words[DC_BATCHES]), 1))
         return SolveResult(self.dist, runtime.DIST_INF, counters)
 
     def teardown_device(self) -> None:
