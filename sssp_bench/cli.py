@@ -218,22 +218,27 @@ def export_command(graph: str, output: Path, fmt: str | None, weights: str, dire
               help="Run only this variant of the config (repeatable): a variant's name, else an entry's label (all "
                    "its swept variants), else an implementation's name (all its variants).")
 @click.option("--shard", "shard_text", default=None, metavar="I/N",
-              help="Run only shard I of a deterministic split of the config's (graph, variant) cells into N, "
-                   "balanced by expected cost; `merge` or `report` joins the N shard runs.")
+              help="Run only shard I of a deterministic split of the config into N, balanced by expected cost (an "
+                   "expensive (graph, variant) cell is cut into source ranges, one per shard); `merge` or `report` "
+                   "joins the N shard runs.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
               help="Run the config on N Dask worker processes here, one per GPU (CPU workers without one), and "
                    "merge their shards into one run folder. Needs the dask extra.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Like --workers, on the running Dask cluster at ADDRESS (e.g. tcp://node:8786).")
 @click.option("--shards", "shard_count", type=click.IntRange(min=1), default=None, metavar="S",
-              help="With --workers or --scheduler: split into S shards (default: one per worker); more shards "
-                   "than workers even out a split whose estimate was off.")
+              help="With --workers or --scheduler: split into S shards as --shard does (default: a queue of smaller "
+                   "tasks, each on one graph, that idle workers pull).")
+@click.option("--costs-from", "costs_from", type=click.Path(file_okay=False, path_type=Path), default=None,
+              metavar="RUN", help="With --shard, --workers or --scheduler: balance the split by the per-cell times "
+                                  "an earlier run of these cells measured (a run or record folder), not the "
+                                  "config's estimate; the shard's manifest says which was used.")
 @click.option("--report/--no-report", "write_report", default=False, help="Write the report when the run ends.")
 @click.option("--progress/--no-progress", default=True, help="Show a progress line on a terminal.")
 def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: Path | None,
         datasets: Path | None, graph_labels: tuple[str, ...], variant_names: tuple[str, ...], shard_text: str | None,
-        workers: int | None, scheduler: str | None, shard_count: int | None, write_report: bool,
-        progress: bool) -> None:
+        workers: int | None, scheduler: str | None, shard_count: int | None, costs_from: Path | None,
+        write_report: bool, progress: bool) -> None:
     """Run CONFIG: every implementation x graph x source, timed, verified and recorded in results/RUN/.
 
     Exits with status 1 when any answer was wrong; else 2 when a graph could not be loaded (a bad generator
@@ -257,6 +262,8 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
         raise UserError("--workers starts a cluster here, --scheduler uses a running one: give one or the other")
     if shard_count is not None and not distributed:
         raise UserError("--shards goes with --workers or --scheduler (for one shard here, use --shard I/N)")
+    if costs_from is not None and shard_text is None and not distributed:
+        raise UserError("--costs-from balances a split: it goes with --shard, --workers or --scheduler")
     config = load_config(config_path)
     if graph_labels:
         config = select_graphs(config, list(graph_labels))
@@ -267,6 +274,11 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
     if datasets is not None:
         config.datasets = datasets
     log = lambda message: click.echo(message, err=True)  # noqa: E731
+    measured = None
+    if costs_from is not None:
+        from .run.shards import measured_costs
+
+        measured = measured_costs(costs_from)
     run_dir = resume_dir  # where the run is recorded, for the line that says how to finish it
     try:
         with stop_between_solves(at_once=distributed):  # a shard's solves run in the workers, not here
@@ -275,16 +287,25 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
 
                 run_id = run_id or new_run_id(config, config.output)
                 run_dir = run_dir or config.output / run_id
-                outcome = run_on_workers(config, workers, scheduler, shard_count, run_id, resume_dir, log)
+                outcome = run_on_workers(config, workers, scheduler, shard_count, run_id, resume_dir, log,
+                                         measured=measured)
             else:
                 shard = _shard_of(shard_text, resume_dir)
                 if shard is not None:
-                    from .run.shards import select_shard, shard_run_id
+                    from .run.shards import estimate_text, restore_shard, select_shard, shard_run_id
 
-                    config = select_shard(config, *shard)
-                    run_id = run_id or shard_run_id(new_run_id(config, config.output), *shard)
-                    log(f"shard {shard[0]}/{shard[1]}: {len(config.cells)} cell(s), "
-                        f"{config.shard['estimated_share']:.0%} of the config's expected cost")
+                    if isinstance(shard, dict):  # resuming: the pieces the shard began with, whatever split made them
+                        config = restore_shard(config, shard)
+                    else:
+                        config = select_shard(config, *shard, measured=measured)
+                        run_id = run_id or shard_run_id(new_run_id(config, config.output), *shard)
+                    split = config.shard.get("split") or {}
+                    in_part = len(config.shard.get("source_ranges") or [])
+                    log(f"shard {config.shard['index']}/{config.shard['count']}: {len(config.cells)} cell(s)"
+                        + (f" ({in_part} of them source ranges)" if in_part else "")
+                        + (f", {config.shard['estimated_share']:.0%} of the config's expected cost"
+                           if "estimated_share" in config.shard else "")
+                        + (f" ({estimate_text(split['estimate'])})" if split.get("estimate") else ""))
                 if resume_dir is not None:
                     outcome = resume_run(config, resume_dir, show_progress=progress, log=log)
                 else:
@@ -324,8 +345,8 @@ def _given(parameter: str) -> bool:
     return source is click.core.ParameterSource.COMMANDLINE
 
 
-def _shard_of(shard_text: str | None, resume_dir: Path | None) -> tuple[int, int] | None:
-    """(index, count) from --shard, or, resuming without it, the shard the run folder's manifest records."""
+def _shard_of(shard_text: str | None, resume_dir: Path | None) -> tuple[int, int] | dict | None:
+    """(index, count) from --shard, or, resuming without it, the shard record the run folder's manifest keeps."""
     from .run.shards import parse_shard
 
     if shard_text is not None:
@@ -336,7 +357,7 @@ def _shard_of(shard_text: str | None, resume_dir: Path | None) -> tuple[int, int
 
         recorded = read_json(manifest_path).get("shard")
         if recorded:
-            return int(recorded["index"]), int(recorded["count"])
+            return recorded
     return None
 
 
@@ -505,11 +526,13 @@ def report(runs: tuple[Path, ...], out_dir: Path | None) -> None:
 
 def _report(runs: list[Path], out_dir: Path | None) -> None:
     from .report import build_report, write_report
-    from .report.text import format_claims, format_table
+    from .report.text import format_claims, format_recommendations, format_table
 
     built = build_report(runs)
     written = write_report(built, out_dir)
     click.echo(format_table(built.summary))
+    if not built.recommendations.empty:
+        click.echo(format_recommendations(built.recommendations))
     if not built.claims.empty:
         click.echo(format_claims(built.claims))
     click.echo("wrote " + ", ".join(str(path) for path in written.values()))

@@ -90,8 +90,9 @@ def test_a_record_keeps_each_runs_manifest_and_rows_and_its_report_is_the_runs_r
         assert (into / run.manifest).read_bytes() == (run_dir / "manifest.json").read_bytes()
         assert gzip.decompress((into / run.rows).read_bytes()) == (run_dir / "rows.jsonl").read_bytes()
     names = sorted(path.name for path in into.iterdir())
-    assert names == ["claims.csv", "manifest-part-a.json", "manifest-part-b.json", "record.json", "report.csv",
-                     "report.md", "rows-part-a.jsonl.gz", "rows-part-b.jsonl.gz", "speedup.svg"]
+    assert names == ["claims.csv", "manifest-part-a.json", "manifest-part-b.json", "recommendations.csv",
+                     "record.json", "report.csv", "report.md", "rows-part-a.jsonl.gz", "rows-part-b.jsonl.gz",
+                     "speedup.svg"]
     assert not list(into.parent.glob(".*")), "no temporary folder left beside the record"
 
     # the record's report is the one `report` writes from the runs themselves
@@ -185,7 +186,7 @@ def _written_by_report(run_dir: Path, out: Path) -> Path:
 def test_every_file_the_report_writes_is_one_a_refresh_replaces(two_runs, tmp_path):
     write_report(build_report(list(two_runs)), tmp_path / "out")
     written = sorted(path.name for path in (tmp_path / "out").iterdir())
-    assert written == ["claims.csv", "report.csv", "report.md", "speedup.png", "speedup.svg"]
+    assert written == ["claims.csv", "recommendations.csv", "report.csv", "report.md", "speedup.png", "speedup.svg"]
     for name in written:
         assert any(fnmatchcase(name, pattern) for pattern in REPORT_FILE_PATTERNS), name
 

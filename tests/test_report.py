@@ -102,10 +102,10 @@ def test_merged_runs_borrow_a_baseline_measured_elsewhere(tmp_path):
 # ---------------------------------------------------------------------------------------------- output
 
 
-def test_write_report_writes_four_files(tmp_path):
+def test_write_report_writes_five_files(tmp_path):
     run = write_run(tmp_path / "r1", manifest("r1"), standard_rows())
     paths = write_report(run)
-    assert set(paths) == {"markdown", "csv", "png", "svg"}
+    assert set(paths) == {"markdown", "csv", "recommendations", "png", "svg"}
     for path in paths.values():
         assert path.parent == run and path.stat().st_size > 0
     assert paths["png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -243,7 +243,8 @@ def test_report_md_is_its_sections_in_order(tmp_path):
     text = write_report(run)["markdown"].read_text()
     headings = [line for line in text.splitlines() if line.startswith("#")]
     assert headings == ["# sssp-bench report: r1", "## Provenance", "## Graphs (Table 1)", "## Results",
-                        "## Failures", "## Metrics"]  # no roofline, targets or claims in this run
+                        "## Which variant to pick", "## Failures",
+                        "## Metrics"]  # no roofline, targets or claims in this run
 
 
 def test_a_new_section_is_one_function_in_the_list(tmp_path, monkeypatch):

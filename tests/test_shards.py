@@ -9,12 +9,13 @@ from sssp_bench.cli import cli
 from sssp_bench.errors import UserError
 from sssp_bench.graph import generators
 from sssp_bench.report import summarize, write_report
+from sssp_bench.results.compare import compare_runs
 from sssp_bench.run import runner as runner_module
 from sssp_bench.run.config import GraphEntry
 from sssp_bench.run.runner import resume_run, start_run
 from sssp_bench.results.shards import missing_shards
-from sssp_bench.run.shards import (config_cells, estimated_arcs, merge_shards, parse_shard,
-                                   select_shard, spec_arcs, split_cells)
+from sssp_bench.run.shards import (config_cells, estimated_arcs, measured_costs, merge_shards, parse_shard,
+                                   queue_split, select_shard, spec_arcs, split_cells, spread_split)
 
 from runs import make_config, read_rows
 
@@ -69,17 +70,54 @@ def test_a_catalog_graph_is_sized_from_the_catalog_and_its_stand_in_as_the_real_
     assert estimated_arcs(GraphEntry("asia.osm", "asia", "keep", stand_in="road:n=100,seed=1")) == 25423206
 
 
-def test_the_split_is_deterministic_covers_every_cell_once_and_is_balanced(tmp_path):
+def solves_dealt(shards):
+    """Each cell's source indexes as the shards' pieces deal them, and how many pieces of it one shard holds."""
+    dealt, per_shard = {}, []
+    for shard in shards:
+        per_shard.append([piece.cell for piece in shard])
+        for piece in shard:
+            dealt.setdefault(piece.cell, []).extend(range(piece.first, piece.stop))
+    return dealt, per_shard
+
+
+def test_the_split_is_deterministic_runs_every_solve_once_and_is_balanced(tmp_path):
     config = make_config(tmp_path, SPLIT)
     cells = config_cells(config)
     for count in (1, 2, 3, 5):
         shards = split_cells(config, count)
         assert shards == split_cells(make_config(tmp_path, SPLIT), count)  # the same on every machine
-        dealt = [(cell.graph, cell.variant) for shard in shards for cell in shard]
-        assert sorted(dealt) == sorted((cell.graph, cell.variant) for cell in cells) and len(set(dealt)) == len(cells)
-        loads = [sum(cell.cost for cell in shard) for shard in shards]
-        # longest first to the least loaded: no shard exceeds the mean by more than one cell
-        assert max(loads) <= sum(loads) / count + max(cell.cost for cell in cells)
+        dealt, per_shard = solves_dealt(shards)
+        assert {cell: sorted(indexes) for cell, indexes in dealt.items()} == {
+            (cell.graph, cell.variant): list(range(cell.sources)) for cell in cells}
+        assert all(len(indexes) == len(set(indexes)) for indexes in dealt.values())
+        assert all(len(cells_of) == len(set(cells_of)) for cells_of in per_shard)  # one piece of a cell a shard
+        loads = [sum(piece.cost for piece in shard) for shard in shards]
+        # the cut cells shared out, the rest longest first to the least loaded: within one uncut cell of the mean
+        assert max(loads) <= sum(loads) / count + max(cell.cost for cell in cells) * 0.25 * 2
+
+
+def test_an_expensive_cell_is_cut_into_one_source_range_per_shard(tmp_path):
+    # cpu-bf on the R-MAT graph is most of the expected cost: split whole, one shard would get it alone
+    text = """
+        graphs:
+          - {graph: "rmat:n=1024,m=8192,seed=2", label: rmat}
+          - {graph: "grid:rows=6,cols=6,seed=1", label: grid}
+        implementations: [cpu-bf, cpu-bfs]
+        sources: {count: 9, seed: 1}
+    """
+    config = make_config(tmp_path, text)
+    split = spread_split(config, 3)
+    assert [[(piece.first, piece.stop) for piece in shard if piece.cell == ("rmat", "cpu-bf")]
+            for shard in split.shards] == [[(0, 3)], [(3, 6)], [(6, 9)]]
+    assert all(0.3 <= split.share(index) <= 0.37 for index in (1, 2, 3))
+    record = select_shard(make_config(tmp_path, text), 2, 3).shard
+    assert {"graph": "rmat", "variant": "cpu-bf", "first": 3, "stop": 6, "of": 9} in record["source_ranges"]
+    assert record["split"]["method"] == "spread" and record["split"]["estimate"] == {"kind": "config"}
+
+
+def test_a_config_that_measures_energy_is_never_cut(tmp_path):
+    text = SPLIT + "    energy: {min_window_s: 0.05, sample_ms: 5, idle_s: 0.0}\n"
+    assert all(piece.whole for shard in split_cells(make_config(tmp_path, text), 3) for piece in shard)
 
 
 def test_a_shard_runs_only_its_cells_and_loads_only_their_graphs(tmp_path, monkeypatch):
@@ -113,6 +151,93 @@ def test_the_merged_shards_report_the_same_cells_and_verified_counts_as_the_unsp
     assert [entry["shard"]["index"] for entry in manifest["merged_from"]] == list(range(1, count + 1))
     assert set(manifest["graphs"]) == {"grid", "rmat", "chain"}
     assert manifest["statuses"] == json.loads((whole / "manifest.json").read_text())["statuses"]
+
+
+# What a row says apart from the clock (and the run it is in): a merge must say all of it as the unsplit run does.
+CLOCKED = ("run_id", "time_s", "end_to_end_s", "mteps", "counters")
+
+
+def content(rows):
+    return [{key: value for key, value in row.items() if key not in CLOCKED} for row in rows]
+
+
+@pytest.mark.parametrize("count", [2, 3])
+def test_shards_holding_source_ranges_merge_into_the_unsplit_runs_rows_in_its_order(tmp_path, count):
+    whole = start_run(make_config(tmp_path, SPLIT), run_id="whole", show_progress=False).run_dir
+    shard_dirs = run_shards(tmp_path, SPLIT, count)
+    assert any(json.loads((path / "manifest.json").read_text())["shard"].get("source_ranges") for path in shard_dirs)
+    merged = merge_shards(shard_dirs, tmp_path / "merged")
+
+    assert content(read_rows(merged)) == content(read_rows(whole))  # one prepare row a cell, every solve once
+    compared = compare_runs([whole, merged])  # and `compare` pairs every source of every cell
+    assert len(compared) == 12 and (compared["pairs"] == compared["base_solves"]).all()
+    assert (compared["base_solves"] == compared["new_solves"]).all() and not compared["new_only"].any()
+
+
+def test_a_report_of_the_shard_folders_reads_a_cut_cell_as_one_variant(tmp_path):
+    whole = start_run(make_config(tmp_path, SPLIT), run_id="whole", show_progress=False).run_dir
+    shard_dirs = run_shards(tmp_path, SPLIT, 2)
+    summary = summarize(shard_dirs)  # joined as `merge` joins them: no "test-1/cpu-bf-queue" beside "test-2/..."
+    assert counts(summary) == counts(summarize(whole))
+    assert set(summary["run_id"]) == {"test-1+test-2"}
+    write_report([shard_dirs[0]])  # one shard alone stays itself, and the report says what it lacks
+    assert "Shard 2/2 of test" in (shard_dirs[0] / "report.md").read_text()
+
+
+def test_a_merge_refuses_source_ranges_that_overlap_or_leave_a_gap_and_a_solve_recorded_twice(tmp_path):
+    shard_dirs = run_shards(tmp_path, SPLIT, 2)
+    first = shard_dirs[0] / "manifest.json"
+    original = first.read_text()
+    manifest = json.loads(original)
+    cut = manifest["shard"]["source_ranges"][0]
+    for stop, problem in ((cut["stop"] + 1, "overlap"), (cut["stop"] - 1, "leave a gap")):
+        manifest["shard"]["source_ranges"][0] = {**cut, "stop": stop}
+        first.write_text(json.dumps(manifest))
+        with pytest.raises(UserError, match=rf"^cannot merge: cell {cut['graph']}/{cut['variant']}: its source "
+                                            rf"ranges .* {problem} \(the cell has {cut['of']} sources\)"):
+            merge_shards(shard_dirs, tmp_path / "merged")
+    first.write_text(original)
+    solve = next(line for line in (shard_dirs[0] / "rows.jsonl").read_text().splitlines() if '"solve"' in line)
+    with open(shard_dirs[1] / "rows.jsonl", "a") as rows:
+        rows.write(solve + "\n")  # as if both shards had run the same source
+    with pytest.raises(UserError, match=r"^cannot merge: solve .* is in runs test-1 and test-2"):
+        merge_shards(shard_dirs, tmp_path / "merged")
+    assert not (tmp_path / "merged").exists()
+
+
+def test_costs_measured_by_an_earlier_run_balance_the_split_and_the_shard_says_so(tmp_path):
+    earlier = start_run(make_config(tmp_path, SPLIT), run_id="earlier", show_progress=False).run_dir
+    measured = measured_costs(earlier)
+    assert measured.source == "timing" and len(measured.per_cell) == 12  # the manifest's per-cell wall times
+    config = select_shard(make_config(tmp_path, SPLIT), 1, 2, measured)
+    assert config.shard["split"]["estimate"] == {"kind": "measured", "run": "earlier", "config_hash": config.shard[
+        "config_hash"], "from": "timing", "cells_measured": 12, "cells_estimated": 0}
+    by_estimate = spread_split(make_config(tmp_path, SPLIT), 2)
+    assert spread_split(make_config(tmp_path, SPLIT), 2, measured).digest != by_estimate.digest  # another split
+
+
+def test_costs_from_a_run_without_the_configs_cells_is_a_one_line_error(tmp_path):
+    other = start_run(make_config(tmp_path, """
+        graphs: [{graph: "chain:n=10", label: other}]
+        implementations: [cpu-dijkstra]
+        sources: {count: 2}
+    """, "other"), run_id="other", show_progress=False).run_dir
+    with pytest.raises(UserError, match=r"^--costs-from other: that run has no measured solve of this config's"):
+        select_shard(make_config(tmp_path, SPLIT), 1, 2, measured_costs(other))
+
+
+def test_the_queue_split_is_small_tasks_in_run_order_each_on_one_graph(tmp_path):
+    config = make_config(tmp_path, SPLIT)
+    split = queue_split(config, 2)
+    assert split.count > 2 * 2  # more tasks than workers: an idle worker always has one to take
+    assert all(len({piece.graph for piece in task}) == 1 for task in split.shards)  # a task loads one graph
+    graphs = [task[0].graph for task in split.shards]
+    assert graphs == sorted(graphs, key=["grid", "rmat", "chain"].index)  # graph-major, as the unsplit run
+    dealt, _ = solves_dealt(split.shards)
+    assert {cell: sorted(indexes) for cell, indexes in dealt.items()} == {
+        (cell.graph, cell.variant): list(range(cell.sources)) for cell in config_cells(config)}
+    costs = [sum(piece.cost for piece in task) for task in split.shards]
+    assert max(costs) <= sum(costs) / 2 * 0.5 * 1.2  # none larger than about half of what a worker has to do
 
 
 def test_shards_run_each_graphs_variants_in_the_unsplit_runs_order_and_the_merge_records_it(tmp_path):
@@ -151,16 +276,17 @@ def test_a_shard_run_from_other_code_is_named_in_the_merged_report(tmp_path):
     assert "with code ffffffffffff" in (merged / "report.md").read_text()
 
 
-def test_more_shards_than_cells_leaves_some_empty_and_the_merge_still_whole(tmp_path):
+def test_more_shards_than_sources_leaves_some_empty_and_the_merge_still_whole(tmp_path):
     text = """
         graphs: [{graph: "grid:rows=4,cols=4", label: grid}]
-        implementations: [cpu-dijkstra, cpu-bfs]
+        implementations: [cpu-dijkstra]
         sources: {count: 2}
     """
-    shard_dirs = run_shards(tmp_path, text, 3)
-    assert [len(read_rows(shard_dir)) for shard_dir in shard_dirs].count(0) == 1
+    shard_dirs = run_shards(tmp_path, text, 3)  # one cell of two sources: two ranges of one source, one empty shard
+    assert [len(read_rows(shard_dir)) for shard_dir in shard_dirs] == [2, 2, 0]  # a prepare and a solve each
     merged = merge_shards(shard_dirs, tmp_path / "merged")
-    assert counts(summarize(merged)) == [("grid", "cpu-bfs", 2, 2), ("grid", "cpu-dijkstra", 2, 2)]
+    assert counts(summarize(merged)) == [("grid", "cpu-dijkstra", 2, 2)]
+    assert [row["phase"] for row in read_rows(merged)] == ["prepare", "solve", "solve"]
 
 
 def test_missing_shards_names_each_one_a_split_lacks(tmp_path):
@@ -245,12 +371,30 @@ def test_resuming_a_shard_needs_no_shard_option(invoke, tmp_path):
     assert other.exit_code == 2 and "was started from a different config" in other.output
 
 
+def test_a_shard_split_by_measured_costs_resumes_with_its_own_pieces_on_the_command_line(invoke, tmp_path):
+    assert invoke("run", "split.yaml", "--run-id", "earlier", "--no-progress").exit_code == 0
+    begun = invoke("run", "split.yaml", "--shard", "2/2", "--costs-from", "results/earlier", "--run-id", "s2",
+                   "--no-progress")
+    assert begun.exit_code == 0, begun.output
+    assert "shard 2/2: " in begun.output and "(costs measured in earlier (12 cell(s); 0 estimated" in begun.output
+    rows_path = tmp_path / "results" / "s2" / "rows.jsonl"
+    lines = rows_path.read_text().splitlines(keepends=True)
+    rows_path.write_text("".join(lines[:-3]))  # as if it had been killed three rows before its end
+    resumed = invoke("run", "split.yaml", "--resume", "results/s2", "--no-progress")  # no --shard, no --costs-from
+    assert resumed.exit_code == 0, resumed.output
+    keys = [(row["graph"], row["variant"], row["source_index"]) for row in read_rows(tmp_path / "results" / "s2")
+            if row["phase"] == "solve"]
+    assert len(keys) == len(set(keys)) == sum('"solve"' in line for line in lines)
+
+
 @pytest.mark.parametrize("args, message", [
     (["run", "split.yaml", "--shard", "3/2"], "--shard 3/2: expected I/N, shard I of N counted from 1"),
     (["run", "split.yaml", "--shards", "2"], "--shards goes with --workers or --scheduler"),
     (["run", "split.yaml", "--shard", "1/2", "--workers", "2"], "--shard runs one shard in this process"),
     (["merge", "nowhere", "--into", "m"], "nowhere: no such folder"),
     (["merge", ".", "--into", "m"], ".: no shard run folder there"),
+    (["run", "split.yaml", "--costs-from", "results"], "--costs-from balances a split: it goes with --shard"),
+    (["run", "split.yaml", "--shard", "1/2", "--costs-from", "nowhere"], "nowhere: no such run directory"),
 ])
 def test_shard_mistakes_are_one_line_errors(invoke, args, message):
     result = invoke(*args)

@@ -54,7 +54,12 @@ def solve_times(rows):
     return {key: row["time_s"] for key, row in zip(solve_keys(rows), [r for r in rows if r["phase"] == "solve"])}
 
 
-def test_two_cpu_workers_run_the_shards_and_merge_them_into_the_unsplit_runs_counts(tmp_path):
+def tasks_of(run_dir):
+    """How many tasks the run's split (RUN/split.json) holds."""
+    return len(json.loads((run_dir / "split.json").read_text())["shards"])
+
+
+def test_two_cpu_workers_run_a_queue_of_tasks_and_merge_them_into_the_unsplit_runs_counts(tmp_path):
     messages = []
     outcome = run_on_workers(make_config(tmp_path, TWO_GRAPHS), workers=2, run_id="dask", log=messages.append,
                              gpus=[])
@@ -63,13 +68,38 @@ def test_two_cpu_workers_run_the_shards_and_merge_them_into_the_unsplit_runs_cou
     assert outcome.run_dir == (tmp_path / "results" / "dask").resolve()
     assert counts(summarize(outcome.run_dir)) == counts(summarize(whole))
     assert dict(outcome.statuses) == json.loads((whole / "manifest.json").read_text())["statuses"]
-    shard_dirs = sorted((outcome.run_dir / "shards").iterdir())
-    assert [path.name for path in shard_dirs] == ["dask-shard-1-of-2", "dask-shard-2-of-2"]
+    tasks = tasks_of(outcome.run_dir)
+    assert tasks > 2  # more tasks than workers: a worker that finishes takes the next one
+    shard_dirs = sorted((outcome.run_dir / "shards").iterdir(), key=lambda path: int(path.name.split("-")[2]))
+    assert [path.name for path in shard_dirs] == [f"dask-shard-{index}-of-{tasks}" for index in range(1, tasks + 1)]
     workers = {json.loads((path / "attempts.jsonl").read_text())["pid"] for path in shard_dirs}
     assert os.getpid() not in workers  # solved in the workers' processes, not here
     assert "no GPU here: 2 CPU worker process(es)" in messages
+    assert any(f"{tasks} task(s) on 2 worker(s) (queue split, costs estimated from the config)" in message
+               for message in messages)
     manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
     assert [entry["run_id"] for entry in manifest["merged_from"]] == [path.name for path in shard_dirs]
+    timing = manifest["timing"]  # every task's clock, summed, and the coordinator's own
+    assert len(timing["shards"]) == tasks and timing["coordinator"]["elapsed_s"] == timing["elapsed_s"] > 0
+
+
+def test_an_expensive_cell_is_shared_by_the_workers_through_the_queue(tmp_path):
+    text = """
+        graphs:
+          - {graph: "road:n=6000,seed=2", label: road}
+          - {graph: "grid:rows=6,cols=6,seed=1", label: grid}
+        implementations: [cpu-bf, cpu-bfs]
+        sources: {count: 16, seed: 1}
+        verification: {reference_sources: 1}
+    """
+    outcome = run_on_workers(make_config(tmp_path, text), workers=2, run_id="queue", gpus=[])
+    pids_by_task = {path.name: json.loads((path / "attempts.jsonl").read_text().splitlines()[0])["pid"]
+                    for path in (outcome.run_dir / "shards").iterdir()}
+    ran_the_cell = {pids_by_task[path.name] for path in (outcome.run_dir / "shards").iterdir()
+                    if any(row["variant"] == "cpu-bf" and row["graph"] == "road" for row in read_rows(path))}
+    assert len(ran_the_cell) == 2  # both worker processes solved part of road/cpu-bf
+    keys = solve_keys(read_rows(outcome.run_dir))
+    assert len(keys) == len(set(keys)) == 2 * 2 * 16
 
 
 def test_an_interrupted_workers_run_is_finished_with_resume_on_the_command_line(tmp_path, monkeypatch):
@@ -83,14 +113,15 @@ def test_an_interrupted_workers_run_is_finished_with_resume_on_the_command_line(
     assert invoke("run", "two.yaml", "--workers", "2", "--run-id", "w", "--no-progress").exit_code == 0
     run_dir = tmp_path / "results" / "w"
     expected = counts(summarize(run_dir))
-    shard = run_dir / "shards" / "w-shard-2-of-2"  # as if the session had ended in the middle of shard 2
+    shard = run_dir / "shards" / f"w-shard-2-of-{tasks_of(run_dir)}"  # as if the session had ended in task 2
     lines = (shard / "rows.jsonl").read_text().splitlines(keepends=True)
     (shard / "rows.jsonl").write_text("".join(lines[: len(lines) // 2]))
     (run_dir / "manifest.json").unlink()
     (run_dir / "rows.jsonl").unlink()
 
     refused = invoke("run", "two.yaml", "--workers", "2", "--shards", "3", "--resume", "results/w")
-    assert refused.exit_code == 2 and "--shards 3: " in refused.output and "was split into 2 shards" in refused.output
+    assert refused.exit_code == 2 and "--shards 3: " in refused.output
+    assert f"was split into {tasks_of(run_dir)} shards" in refused.output
     resumed = invoke("run", "two.yaml", "--workers", "2", "--resume", "results/w", "--no-progress")
     assert resumed.exit_code == 0, resumed.output
     assert counts(summarize(run_dir)) == expected
@@ -112,7 +143,15 @@ def test_a_running_cluster_takes_the_shards_through_its_scheduler_address(tmp_pa
                                  run_id="remote")
     whole = start_run(make_config(tmp_path, TWO_GRAPHS), run_id="whole", show_progress=False).run_dir
     assert counts(summarize(outcome.run_dir)) == counts(summarize(whole))
-    assert len(list((outcome.run_dir / "shards").iterdir())) == 2  # one shard per worker the scheduler has
+    assert len(list((outcome.run_dir / "shards").iterdir())) == tasks_of(outcome.run_dir) > 2
+
+
+def test_shards_option_splits_the_workers_run_into_that_many_shards_as_shard_does(tmp_path):
+    outcome = run_on_workers(make_config(tmp_path, TWO_GRAPHS), workers=2, shard_count=3, run_id="three", gpus=[])
+    assert tasks_of(outcome.run_dir) == 3
+    assert json.loads((outcome.run_dir / "split.json").read_text())["method"] == "spread"
+    whole = start_run(make_config(tmp_path, TWO_GRAPHS), run_id="whole", show_progress=False).run_dir
+    assert counts(summarize(outcome.run_dir)) == counts(summarize(whole))
 
 
 def test_more_workers_than_gpus_is_refused(tmp_path):

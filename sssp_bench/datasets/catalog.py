@@ -21,6 +21,7 @@ import yaml
 
 from .. import yamlfile
 from ..graph.csr import read_sidecar
+from .classes import GRAPH_CLASSES
 from .formats import FORMATS
 from ..errors import UserError
 
@@ -62,6 +63,8 @@ class Entry:
     stand_in: str | None = None   # generator spec of a synthetic graph of the same size and structure
     stand_in_note: str = ""       # why that generator and those parameters match the real graph
     published: dict[str, float] = field(default_factory=dict)  # the real graph's Table 1 facts (PUBLISHED_KEYS)
+    graph_class: str | None = None  # road, mesh, social, ... (classes.GRAPH_CLASSES); every entry of catalog.yaml
+                                    # gives one (tests/test_recommendation.py checks)
 
     @property
     def arcs(self) -> int:
@@ -114,6 +117,8 @@ def _entry(raw: dict[str, Any], index: int) -> Entry:
         raise ValueError(f"{where}: a stand_in belongs to a downloaded entry and needs a stand_in_note saying why it fits")
     if set(entry.published) - PUBLISHED_KEYS:
         raise ValueError(f"{where}: published facts must be among {sorted(PUBLISHED_KEYS)}")
+    if entry.graph_class is not None and entry.graph_class not in GRAPH_CLASSES:
+        raise ValueError(f"{where}: graph_class must be one of {', '.join(GRAPH_CLASSES)}, got {entry.graph_class!r}")
     return entry
 
 

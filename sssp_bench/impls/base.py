@@ -56,6 +56,10 @@ class Implementation:
     negative_weights: ClassVar[bool] = False # True when it solves graphs with negative weights
     solves_all_pairs: ClassVar[bool] = False # True when every solve computes all pairs (returning the source's
                                              # row): its time is not one source's, and the results mark it so
+    recommended_for: ClassVar[tuple[str, ...] | None] = None  # the graph classes it is meant for (datasets/
+                                             # classes.py: "road", "mesh", "social", ...); None: every graph. The
+                                             # report's "Which variant to pick" recommends it on no other class
+                                             # (it still runs and is timed everywhere a config puts it)
     parameters: ClassVar[dict[str, Parameter]] = {}
 
     def __init__(self, **params: Any) -> None:

@@ -1,6 +1,7 @@
 """Stage 5 of the pipeline, report: one or more run folders (or record folders, results/records.py) as report.md,
 report.csv (the summary), claims.csv (when the configs make claims), energy.csv and power-GRAPH.png/.svg (when the
-runs measured energy), speedup.png and speedup.svg, and the tables `sssp-bench report` prints.
+runs measured energy), recommendations.csv (every variant's role in "Which variant to pick", when any variant
+ran), speedup.png and speedup.svg, and the tables `sssp-bench report` prints.
 
 The report only reads results through sssp_bench.results: `build_report` loads the runs, summarises them and judges
 their claims once; `write_report` writes the files; `text` holds the terminal tables and Markdown escaping, `plot`
@@ -26,6 +27,7 @@ from ..results.claims import judge
 from ..results.energy import energy_table, safe_name
 from ..results.figures import Figure, figures
 from ..results.load import Run, load_run, run_folder
+from ..results.recommend import recommend
 from ..results.records import is_record, load_record
 from ..results.stand_ins import Fidelity, stand_in_fidelity
 from ..results.summary import summarize
@@ -38,7 +40,8 @@ class Report:
     """What a report is made of, computed once: the loaded runs, their summary, their configs' judged claims
     (results/claims.py; an empty frame when they make none), the points of the figures they ask for
     (results/figures.py), how each stand-in that ran compares with its real graph (results/stand_ins.py; empty
-    when none ran), and the energy per solve and power traces of runs that measured them (results/energy.py)."""
+    when none ran), the energy per solve and power traces of runs that measured them (results/energy.py), and
+    every variant's role in the per-graph recommendation (results/recommend.py; empty when nothing ran)."""
     paths: list[Path]
     runs: list[Run]
     summary: pd.DataFrame
@@ -47,6 +50,7 @@ class Report:
     fidelity: list[Fidelity] = field(default_factory=list)
     energy: pd.DataFrame = field(default_factory=pd.DataFrame)
     power_traces: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)  # (graph, variant) -> trace
+    recommendations: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def manifests(self) -> list[dict[str, Any]]:
@@ -84,7 +88,7 @@ def build_report(run_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[
     summary = summarize(runs)
     energy, traces = energy_table(runs, [trace_folder for _, trace_folder in loaded])
     return Report([Path(path) for path in paths], runs, summary, judge(runs, summary), figures(runs, summary),
-                  stand_in_fidelity(runs, summary), energy, traces)
+                  stand_in_fidelity(runs, summary), energy, traces, recommend(runs, summary))
 
 
 def render_markdown(report: Report) -> str:
@@ -96,11 +100,11 @@ def write_report(
     run_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Report,
     out_dir: str | os.PathLike[str] | None = None,
 ) -> dict[str, Path]:
-    """Write report.md, report.csv, speedup.png and speedup.svg (and claims.csv when the configs make claims, a
-    PNG and SVG per figure they ask for, energy.csv and a power-over-time plot per graph when the runs measured
-    energy) into the first run's folder (or `out_dir`) and return their paths, keyed "markdown", "csv", "png", "svg"
-    (and "claims", "energy", and each figure's and power plot's file name). `run_paths` may be a Report that
-    build_report made already."""
+    """Write report.md, report.csv, speedup.png and speedup.svg (and claims.csv when the configs make claims,
+    recommendations.csv when any variant ran, a PNG and SVG per figure they ask for, energy.csv and a power-over-time
+    plot per graph when the runs measured energy) into the first run's folder (or `out_dir`) and return their paths,
+    keyed "markdown", "csv", "png", "svg" (and "claims", "recommendations", "energy", and each figure's and power
+    plot's file name). `run_paths` may be a Report that build_report made already."""
     built = run_paths if isinstance(run_paths, Report) else build_report(run_paths)
     target = Path(out_dir) if out_dir is not None else run_folder(built.paths[0])
     written = {
@@ -111,6 +115,8 @@ def write_report(
     }
     if not built.claims.empty:
         written["claims"] = target / "claims.csv"
+    if not built.recommendations.empty:
+        written["recommendations"] = target / "recommendations.csv"
     if not built.energy.empty:
         written["energy"] = target / "energy.csv"
     drawn = {built.figure_file(figure): figure for figure in built.figures}
@@ -130,6 +136,8 @@ def write_report(
         built.summary.to_csv(written["csv"], index=False)
         if "claims" in written:
             built.claims.to_csv(written["claims"], index=False)
+        if "recommendations" in written:
+            built.recommendations.to_csv(written["recommendations"], index=False)
         written["markdown"].write_text(render_markdown(built))
     except OSError as error:
         raise UserError(f"cannot write the report into {target}: {error}") from None

@@ -209,15 +209,24 @@ def claim_text(row: Any) -> str:
 
     if row.claim == "efficiency":
         return f"{name(row.variant)} reaches {row.requirement}"
+    if row.claim in ("time", "work"):  # "delta-stepping-chain median time at most 1.9 ms"
+        return f"{name(row.variant)} {row.requirement}"
     note = getattr(row, "against_note", "")  # a CPU variant: whether it was the best CPU variant run
     against = f"{name(row.against)} ({note})" if isinstance(note, str) and note else name(row.against)
-    return f"{name(row.variant)} faster than {against}"
+    # "faster than", "at least 2x faster than", "within 1.25x of" (claims.py)
+    return f"{name(row.variant)} {row.claim} {against}"
 
 
 def measured_text(row: Any) -> str:
     if isinstance(row.measured, float) and math.isnan(row.measured):
         return "-"
-    return format_percent(row.measured) if row.claim == "efficiency" else f"ratio {row.measured:.3f}"
+    if row.claim == "efficiency":
+        return format_percent(row.measured)
+    if row.claim == "time":
+        return f"{row.measured:.4g} ms"  # digits enough to tell it from a bound such as 1.9 ms
+    if row.claim == "work":
+        return f"{row.measured:.3f}"
+    return f"ratio {row.measured:.3f}"
 
 
 def interval_text(row: Any) -> str:
@@ -276,6 +285,40 @@ def format_claims(claims: pd.DataFrame) -> str:
         lines.append("one side only: sources both ran that the claim's variant / the other verified and the other "
                      "did not")
     return "\n".join([*lines, tally(claims)])
+
+
+# ---------------------------------------------------------------------------------------------- recommendation
+
+
+def format_recommendations(recommendations: pd.DataFrame) -> str:
+    """Which variant to pick (results/recommend.py) as a fixed-width terminal table: per graph and kind the pick,
+    its median, the runner-up and its ratio to the pick; empty when nothing ran."""
+    from ..results.recommend import LEFT_OUT, picks, runner_up
+
+    grouped = picks(recommendations)
+    if not grouped:
+        return ""
+    header = ["graph", "class", "kind", "pick", "dev", "median ms", "runner-up", "runner-up / pick", "verdict"]
+    body = []
+    for graph, kind, pick, records in grouped:
+        first = records[0]
+        cells = [graph_cell(graph, first["stand_in_for"]), first["graph_class"] or "unknown", kind]
+        if pick is None:
+            body.append(cells + ["none", "-", "-", "-", "-", "-"])
+            continue
+        second = runner_up(records)
+        body.append(cells + [str(pick["variant"]), str(pick["device"]), format_number(pick["median_ms"]),
+                             str(second["variant"]) if second else "-",
+                             format_number(second["ratio_to_pick"], "x") if second else "-",
+                             (second["verdict"] or "-") if second else "-"])
+    lines = ["Which variant to pick (the fastest that verified every source it ran; report.md says who was left "
+             "out and why, recommendations.csv ranks every variant):",
+             *fixed_width_lines(header, body, [False, False, False, False, False, True, False, True, False])]
+    left_out = sorted({str(record["variant"]) for _, _, _, records in grouped for record in records
+                       if record["role"] == LEFT_OUT})
+    if left_out:
+        lines.append(f"left out where their implementation is meant for other graph classes: {', '.join(left_out)}")
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------------------- comparison

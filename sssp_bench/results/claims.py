@@ -1,18 +1,37 @@
 """Claims: what a paper found or an issue asks of a run, judged from the run's rows, so that a report says whether
 a reproduction holds instead of leaving it to whoever reads the tables.
 
-Two kinds, from the config's `targets` (run/config.py):
+The kinds, from the config's `targets` (run/config.py), each judged on each of its graphs (none listed: every graph
+of the config):
 - efficiency: variant V reaches at least a fraction F of the roofline floor on graph G. Measured as the report's
   efficiency column (the median over verified solves of floor / time); met when that median is at least F.
-- faster_than: variant V beats each variant it names, on each of its graphs (none listed: every graph of the
-  config). Judged as `sssp-bench compare --between OTHER V` judges it: paired by source over the verified solves,
-  the ratio of median times (V's over the other's) with a bootstrap interval; met only on compare's verdict
-  "faster" (the interval below 1 and at least min_change faster). A tie ("no clear difference") or "slower" is not
-  met. Too few paired sources (compare's coverage rule: CompareOptions.pairs_needed) is not judged at all.
+- time_ms: V's median time over its verified solves on G (every repetition: the Results table's median) is at most
+  X ms.
+- faster_than: variant V beats each variant it names. Judged as `sssp-bench compare --between OTHER V` judges it:
+  paired by source over the verified solves, the ratio of median times (V's over the other's) with a bootstrap
+  interval; met only on compare's verdict "faster" (the interval below 1 and at least min_change faster). A tie
+  ("no clear difference") or "slower" is not met. Too few paired sources (compare's coverage rule:
+  CompareOptions.pairs_needed) is not judged at all. With `by: F` ("at least Fx faster than"): the same rule with
+  1/F in place of 1, the interval below 1/F and the ratio at least min_change below it.
+- within: V no slower than `factor` F times each variant it names (`of`), paired by source as faster_than is: met
+  when the ratio's interval lies below F. With `or_not_meant_for`, a claim so judged not met is met where V's
+  implementation declares the graph classes it is meant for (`recommended_for`, read from the registry as
+  recommend.py reads it) and G's class (datasets/classes.py, from G's record in the manifest) is known and not one
+  of them; its verdict says so. A claim not measured stays so.
+- work: the median over V's verified solves of counters[NAME] / the row's `per` (reached_vertices or reached_arcs)
+  is at most `max`; solves without the counter are left out.
+time_ms and work are judged only where the sources with a value are enough of those V ran (the same coverage rule:
+a variant that failed the hard sources is not judged on the easy ones); their `faster_on` counts the sources within
+the bound (each source's repetitions reduced to their median).
+
+On a paired claim's other side, FASTEST_OTHER ("fastest-other") stands for the variants of the claimant's problem
+kind whose implementation is none of the claimant's (all-pairs and external ones aside): the fastest of them, picked
+as a sweep is (below), its candidates named in `selection`.
 
 Every claim is counted: one row per claim and graph the config holds, met, not met, or "not measured" with its
 `reason`: the graph not in the run (`run --graph`) or not reached, a variant not run (`run --variant`, or skipped),
-no verified solve, no floor recorded, or not enough paired sources. `variant_only` and `against_only` count the
+no verified solve, no floor recorded, not enough paired sources, not enough verified sources, or the counter not
+reported. `variant_only` and `against_only` count the
 sources both sides ran that one verified and the other did not (a variant that failed the hard sources shows here).
 
 A claim's names stand for variants by names.py's rule; one that stands for several (an implementation's variants,
@@ -44,10 +63,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..datasets.classes import graph_class
 from .compare import NOT_ENOUGH_DATA, CompareOptions, attempted_sources, compare_times, verified_times
 from .load import as_runs, label_rows
 from .names import stands_for
 from .numbers import format_number, format_percent
+from .recommend import EXTERNAL_IMPLEMENTATIONS, recommended_for
 from .schema import solve_outcome
 from .summary import run_variants, solves_all_pairs, summarize
 
@@ -64,6 +85,17 @@ VARIANT_NOT_RUN = "variant not run"
 NO_VERIFIED_SOLVE = "no verified solve"
 NO_FLOOR = "no floor recorded"
 TOO_FEW_PAIRS = "not enough paired sources"
+TOO_FEW_VERIFIED = "not enough verified sources"
+NO_COUNTER = "counter not reported"
+
+PER_TEXT = {"reached_vertices": "reached vertex", "reached_arcs": "reached arc"}
+"""What a `work` claim divides its counter by (a row's column), as its text says it."""
+
+FASTEST_OTHER = "fastest-other"
+"""The name, on a paired claim's other side (`than`, `of`), of the fastest variant of another implementation than
+the claimant's, of its problem kind, on the graph (not an all-pairs or external one)."""
+CLAIM_KINDS = ("efficiency", "time_ms", "faster_than", "within", "work")
+"""The keys of a config's `targets` that hold claims, in the order they are judged."""
 
 
 def judge(runs: Any, summary: pd.DataFrame | None = None, options: CompareOptions = CompareOptions()) -> pd.DataFrame:
@@ -73,7 +105,7 @@ def judge(runs: Any, summary: pd.DataFrame | None = None, options: CompareOption
     loaded = as_runs(runs)
     claiming = [(manifest, rows, targets) for manifest, rows in loaded
                 for targets in [(manifest.get("config") or {}).get("targets") or {}]
-                if targets.get("efficiency") or targets.get("faster_than")]
+                if any(targets.get(kind) for kind in CLAIM_KINDS)]
     if not claiming:
         return pd.DataFrame(columns=CLAIM_COLUMNS)
     if summary is None:
@@ -85,9 +117,18 @@ def judge(runs: Any, summary: pd.DataFrame | None = None, options: CompareOption
         run = _Run(run_ids, rows, summary, times, solves, ran, manifests, options)
         for variant, goals in targets.get("efficiency", {}).items():
             records += [run.efficiency(graph, variant, least) for graph, least in goals.items()]
+        for graph, goals in (targets.get("time_ms") or {}).items():
+            records += [run.time(graph, variant, most) for variant, most in goals.items()]
         for claim in targets.get("faster_than", []):
-            records += [run.faster(graph, claim["variant"], other)
+            records += [run.faster(graph, claim["variant"], other, claim.get("by", 1.0))
                         for graph in claim["graphs"] or run.config_graphs for other in claim["than"]]
+        for claim in targets.get("within") or []:
+            records += [run.within(graph, claim["variant"], other, claim["factor"],
+                                   bool(claim.get("or_not_meant_for")))
+                        for graph in claim["graphs"] or run.config_graphs for other in claim["of"]]
+        for claim in targets.get("work") or []:
+            records += [run.work(graph, claim["variant"], claim["counter"], claim["per"], claim["max"])
+                        for graph in claim["graphs"] or run.config_graphs]
     return pd.DataFrame.from_records(records, columns=CLAIM_COLUMNS)
 
 
@@ -154,8 +195,9 @@ def _verified_solves(rows: pd.DataFrame) -> pd.DataFrame:
     verified = [solve_outcome(status, certificate, reference) == "verified" and pd.notna(time_s)
                 for status, certificate, reference, time_s in
                 zip(solves["status"], solves["certificate"], solves["reference"], solves["time_s"])]
-    kept = solves.loc[np.array(verified, dtype=bool),
-                      ["run_id", "graph", "variant", "label", "source", "source_index", "time_s", "floor_s"]].copy()
+    columns = ["run_id", "graph", "variant", "label", "source", "source_index", "time_s", "floor_s", "counters",
+               "reached_vertices", "reached_arcs"]
+    kept = solves.loc[np.array(verified, dtype=bool), [column for column in columns if column in solves]].copy()
     kept["source"] = pd.to_numeric(kept["source"], errors="coerce")
     return kept
 
@@ -177,6 +219,9 @@ def config_graphs(manifests: list[dict[str, Any]], rows: pd.DataFrame) -> list[s
         labels += list(targets.get("mteps") or {})
         labels += [graph for goals in (targets.get("efficiency") or {}).values() for graph in goals]
         labels += [graph for claim in targets.get("faster_than") or [] for graph in claim.get("graphs") or []]
+        labels += list(targets.get("time_ms") or {})
+        labels += [graph for kind in ("within", "work") for claim in targets.get(kind) or []
+                   for graph in claim.get("graphs") or []]
         labels += [graph for figure in config.get("figures") or [] for graph in figure.get("graphs") or []]
     return [str(label) for label in dict.fromkeys(labels) if label]
 
@@ -199,6 +244,11 @@ class _Run:
         self.options = options
         self.graphs = list(dict.fromkeys(rows["graph"]))
         self.variants = run_variants(rows)
+        self.kinds = dict(zip(rows["variant"], rows["kind"]))  # variant -> its problem kind (sssp, bfs)
+        self.graph_records: dict[str, dict[str, Any]] = {}  # graph label -> its record in a manifest (its class)
+        for manifest in manifests:
+            for label, graph_record in (manifest.get("graphs") or {}).items():
+                self.graph_records.setdefault(str(label), graph_record if isinstance(graph_record, dict) else {})
         self.config_graphs = config_graphs(manifests, rows)
         self.selected_graphs = {str(entry.get("label")) for manifest in manifests
                                 for entry in (manifest.get("config") or {}).get("graphs") or []
@@ -222,10 +272,24 @@ class _Run:
 
     # ------------------------------------------------------------------------------------------ picking
 
-    def verified_variants(self, name: str, graph: str) -> list[str]:
-        """The variants `name` stands for that have a verified solve on `graph`."""
+    def stands_for(self, name: str, claimant: str | None = None) -> list[str]:
+        """The run's variants `name` stands for (names.py's rule); FASTEST_OTHER: every variant of the claimant's
+        problem kind whose implementation is none of the claimant's (the harness's other designs, not the
+        claimant's own settings), but an all-pairs one (its time is not one source's) and an external program
+        (timed by another clock: recommend.py), in the run's order."""
+        if name != FASTEST_OTHER:
+            return stands_for(name, self.variants)
+        mine = stands_for(claimant, self.variants) if claimant else []
+        kinds = {self.kinds.get(variant) for variant in mine}
+        implementations = {self.variants[variant] for variant in mine}
+        return [variant for variant, implementation in self.variants.items()
+                if implementation not in implementations and self.kinds.get(variant) in kinds
+                and not solves_all_pairs(implementation) and implementation not in EXTERNAL_IMPLEMENTATIONS]
+
+    def verified_variants(self, name: str, graph: str, claimant: str | None = None) -> list[str]:
+        """The variants `name` stands for (FASTEST_OTHER: against `claimant`) that have a verified solve on `graph`."""
         here = set(self.times.loc[self.times["graph"] == graph, "variant"])
-        return [variant for variant in stands_for(name, self.variants) if variant in here]
+        return [variant for variant in self.stands_for(name, claimant) if variant in here]
 
     def fastest(self, candidates: list[str], graph: str, half: str | None) -> str | None:
         """Of `candidates`, the fastest by median time on `graph` over the sources of `half` (None: all); None
@@ -241,15 +305,20 @@ class _Run:
         """(the variant each name picks, the half its claim is judged on (None: every source), the `selection`
         text). A name standing for one verified variant picks it; a sweep (several) picks its fastest on half A,
         and the claim is judged on half B, unless a half holds no verified solve of a side, where it is picked
-        and judged on every source ("in-sample")."""
-        candidates = [self.verified_variants(name, graph) for name in names]
+        and judged on every source ("in-sample"). FASTEST_OTHER (names[1], against names[0]) is such a sweep of
+        the other variants, which the selection names."""
+        candidates = [self.verified_variants(name, graph, names[0]) for name in names]
         sweeps = [(name, found) for name, found in zip(names, candidates) if len(found) > 1]
+        only = [f"{FASTEST_OTHER}: the only other {self._kind_of(names[0])} variant verified on the graph"
+                for name, found in zip(names, candidates) if name == FASTEST_OTHER and len(found) == 1]
         if not sweeps:
-            return [found[0] if found else None for found in candidates], None, ""
+            return [found[0] if found else None for found in candidates], None, "; ".join(only)
         on_a = [self.fastest(found, graph, "A") for found in candidates]
         judged_on_b = all(variant is not None and self.fastest([variant], graph, "B") is not None
                           for variant in on_a)
-        which = ", ".join(f"{name}: best of {len(found)}" for name, found in sweeps)
+        which = ", ".join([*only, *(f"{name}: best of {len(found)}" + (f" ({', '.join(found)})"
+                                                                         if name == FASTEST_OTHER else "")
+                                    for name, found in sweeps)])
         if judged_on_b:
             swept = [variant for _, found in sweeps for variant in found]
             count = {half: self._sources(graph, swept, half) for half in "AB"}
@@ -257,6 +326,11 @@ class _Run:
                                f"half B ({count['B']})")
         picked = [self.fastest(found, graph, None) for found in candidates]
         return picked, None, f"{which}, picked in-sample (on the sources it is judged on: a half had no verified solve)"
+
+    def _kind_of(self, name: str) -> str:
+        """The problem kind of the variants `name` stands for (the first's), for a claim's text."""
+        found = self.stands_for(name)
+        return str(self.kinds.get(found[0])) if found else "same"
 
     def _sources(self, graph: str, variants: list[str], half: str) -> int:
         ran = self.ran[(self.ran["graph"] == graph) & self.ran["variant"].isin(variants) & (self.ran["half"] == half)]
@@ -301,10 +375,14 @@ class _Run:
         """Why a claim naming `names` cannot be judged on `graph` before any time is looked at; "" when it can."""
         if graph not in self.graphs:
             return GRAPH_NOT_REACHED if graph in self.selected_graphs else GRAPH_NOT_IN_RUN
-        missing = [name for name in names if not stands_for(name, self.variants)]
+        missing = [name for name in names if not self.stands_for(name, names[0])]
+        if names[0] in missing:  # fastest-other of a claimant that did not run says nothing more
+            missing = [name for name in missing if name != FASTEST_OTHER]
+        missing = [f"{name} (no other {self._kind_of(names[0])} variant ran)" if name == FASTEST_OTHER else name
+                   for name in missing]
         if missing:
             return f"{VARIANT_NOT_RUN}: {', '.join(missing)}"
-        unverified = [name for name in names if not self.verified_variants(name, graph)]
+        unverified = [name for name in names if not self.verified_variants(name, graph, names[0])]
         if unverified:
             return f"{NO_VERIFIED_SOLVE}: {', '.join(unverified)}"
         return ""
@@ -327,11 +405,60 @@ class _Run:
         return self.record(graph, "efficiency", chosen, requirement=requirement, measured=value,
                            verdict="met" if met else "not met", met=met, selection=selection)
 
-    def faster(self, graph: str, name: str, other: str) -> dict[str, Any]:
-        requirement = "faster (paired by source)"
+    def faster(self, graph: str, name: str, other: str, by: float = 1.0) -> dict[str, Any]:
+        """`name` faster than `other` (by 1: compare's verdict "faster"), or at least `by` times faster: the same
+        rule with 1 / by in place of 1, the ratio's interval below it and the ratio at least min_change below it."""
+        if by == 1:
+            claim, requirement = "faster than", "faster (paired by source)"
+        else:
+            claim = f"at least {by:g}x faster than"
+            requirement = f"at least {by:g}x faster (paired by source: ratio at most {format_number(1 / by)})"
+        fields, result = self.paired(graph, claim, name, other, requirement)
+        if result is None:
+            return fields
+        if by == 1:
+            return self.record(graph, claim, **fields, verdict=result["verdict"], met=result["verdict"] == "faster")
+        bound = 1 / by
+        met = bool(result["ci_high"] < bound and result["ratio"] <= bound * (1 - self.options.min_change))
+        verdict = (f"{by:g}x faster" if met else f"faster, not {by:g}x" if result["verdict"] == "faster"
+                   else result["verdict"])
+        return self.record(graph, claim, **fields, verdict=verdict, met=met)
+
+    def within(self, graph: str, name: str, other: str, factor: float, or_not_meant_for: bool) -> dict[str, Any]:
+        """`name` no slower than `factor` x `other`: the paired ratio's interval below `factor`. With
+        `or_not_meant_for`, a claim so judged not met is met where the variant's implementation declares graph
+        classes (`recommended_for`) that leave this graph's class out: documented as meant for other graphs."""
+        claim = f"within {factor:g}x of"
+        requirement = f"at most {factor:g}x the other's time (paired by source: ratio at most {factor:g})"
+        fields, result = self.paired(graph, claim, name, other, requirement)
+        if result is None:
+            return fields
+        met = bool(result["ci_high"] < factor)
+        verdict = f"within {factor:g}x" if met else f"not within {factor:g}x"
+        if not met and or_not_meant_for:
+            documented = self.not_meant_for(graph, fields["variant"])
+            if documented:
+                met, verdict = True, f"{verdict}; {documented}"
+        return self.record(graph, claim, **fields, verdict=verdict, met=met)
+
+    def not_meant_for(self, graph: str, variant: str) -> str:
+        """Where `variant`'s implementation declares the graph classes it is meant for (`recommended_for`,
+        impls/base.py, read from the registry as recommend.py reads it) and this graph's class (datasets/classes.py,
+        from the graph's record in the manifest) is known and not one of them: the text that says so; else ""."""
+        declared = recommended_for(self.variants.get(variant))
+        klass, _ = graph_class(graph, self.graph_records.get(graph))
+        if declared is None or klass is None or klass in declared:
+            return ""
+        return f"documented as not meant for {klass} graphs (recommended_for: {', '.join(declared)})"
+
+    def paired(self, graph: str, claim: str, name: str, other: str, requirement: str
+               ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """A claim comparing `name` with `other` paired by source, as `compare` does: (the record, None) where it
+        is not measured; else (its fields, variant and other included, and compare_times' result) for the caller's
+        verdict."""
         why = self.unmeasurable(graph, [name, other])
         if why:
-            return self.record(graph, "faster than", name, against=other, requirement=requirement, reason=why)
+            return self.record(graph, claim, name, against=other, requirement=requirement, reason=why), None
         (mine, theirs), half, selection = self.pick([name, other], graph)
 
         def side(variant: str) -> tuple[pd.Series, pd.Index]:
@@ -344,12 +471,66 @@ class _Run:
 
         (base, base_ran), (new, new_ran) = side(theirs), side(mine)
         result = compare_times(graph, theirs, mine, base, new, self.options, base_ran, new_ran)
-        fields = dict(against=theirs, against_note=self.against_note(graph, mine, theirs), requirement=requirement,
-                      measured=result["ratio"], ci_low=result["ci_low"], ci_high=result["ci_high"],
-                      faster_on=result["new_faster_on"], variant_only=result["new_only"],
+        fields = dict(variant=mine, against=theirs, against_note=self.against_note(graph, mine, theirs),
+                      requirement=requirement, measured=result["ratio"], ci_low=result["ci_low"],
+                      ci_high=result["ci_high"], faster_on=result["new_faster_on"], variant_only=result["new_only"],
                       against_only=result["base_only"], selection=selection)
         if result["verdict"] == NOT_ENOUGH_DATA:
-            return self.record(graph, "faster than", mine, **fields, reason=(
-                f"{TOO_FEW_PAIRS}: {result['pairs']} of the {result['pairs_needed']} needed"))
-        return self.record(graph, "faster than", mine, **fields, verdict=result["verdict"],
-                           met=result["verdict"] == "faster")
+            return self.record(graph, claim, **fields, reason=(
+                f"{TOO_FEW_PAIRS}: {result['pairs']} of the {result['pairs_needed']} needed")), None
+        return fields, result
+
+    def time(self, graph: str, name: str, most_ms: float) -> dict[str, Any]:
+        """The median time over the verified solves (every repetition, as the Results table's median) at most
+        `most_ms`; `faster_on` counts the sources whose time (their repetitions' median) is within it."""
+        requirement = f"median time at most {most_ms:g} ms"
+        return self.bounded(graph, "time", name, requirement, most_ms,
+                            lambda solves: solves["time_s"].astype(float) * 1e3, "")
+
+    def work(self, graph: str, name: str, counter: str, per: str, most: float) -> dict[str, Any]:
+        """The median over the verified solves of counters[counter] / the row's `per` (reached_vertices,
+        reached_arcs) at most `most`; solves that do not report the counter as a number are left out, and where
+        none does the claim is not measured."""
+        requirement = f"median {counter} per {PER_TEXT.get(per, per)} at most {most:g}"
+
+        def ratios(solves: pd.DataFrame) -> pd.Series:
+            counted = [math.nan for _ in solves.index]
+            if "counters" in solves:
+                values = [counters.get(counter) if isinstance(counters, dict) else None
+                          for counters in solves["counters"]]
+                counted = [float(value) if isinstance(value, (int, float)) and not isinstance(value, bool)
+                           else math.nan for value in values]
+            reached = pd.to_numeric(solves[per], errors="coerce") if per in solves else pd.Series(math.nan,
+                                                                                                  index=solves.index)
+            return pd.Series(counted, index=solves.index, dtype=float) / reached.where(reached > 0)
+
+        return self.bounded(graph, "work", name, requirement, most, ratios, f"{NO_COUNTER}: {counter}")
+
+    def bounded(self, graph: str, claim: str, name: str, requirement: str, most: float, values: Any,
+                none_reason: str) -> dict[str, Any]:
+        """A claim that the median of `values` (verified solve rows -> a number each, NaN where there is none) is
+        at most `most`, judged only where the sources with a value are enough of those the variant ran (compare's
+        coverage rule, CompareOptions.pairs_needed: a variant that failed the hard sources is not judged on the
+        easy ones); `faster_on`: the sources within the bound, of those with a value."""
+        why = self.unmeasurable(graph, [name])
+        if why:
+            return self.record(graph, claim, name, requirement=requirement, reason=why)
+        (chosen,), half, selection = self.pick([name], graph)
+        solves = self.solves[(self.solves["graph"] == graph) & (self.solves["variant"] == chosen)]
+        ran = self.ran[(self.ran["graph"] == graph) & (self.ran["variant"] == chosen)]
+        if half is not None:
+            solves, ran = solves[solves["half"] == half], ran[ran["half"] == half]
+        found = pd.DataFrame({"source": solves["source"], "value": values(solves)}).dropna()
+        if found.empty:
+            return self.record(graph, claim, chosen, requirement=requirement, selection=selection,
+                               reason=none_reason or NO_VERIFIED_SOLVE)
+        value = float(found["value"].median())
+        by_source = found.groupby("source")["value"].median()
+        fields = dict(requirement=requirement, measured=value, selection=selection,
+                      faster_on=f"{int((by_source <= most).sum())}/{len(by_source)}")
+        needed = self.options.pairs_needed(int(ran["source"].nunique()))
+        if len(by_source) < needed:
+            return self.record(graph, claim, chosen, **fields,
+                               reason=f"{TOO_FEW_VERIFIED}: {len(by_source)} of the {needed} needed")
+        met = bool(value <= most)
+        return self.record(graph, claim, chosen, **fields, verdict="met" if met else "not met", met=met)

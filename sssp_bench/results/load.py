@@ -101,7 +101,8 @@ def run_folder(path: str | os.PathLike[str]) -> Path:
 
 def as_runs(runs: Any) -> list[Run]:
     """`runs` as a list of loaded runs: a run folder, a record folder (its runs), a `(manifest, rows)` pair from
-    load_run, or a sequence of any of these. Refuses none, and the same run twice."""
+    load_run, or a sequence of any of these. Refuses none, and the same run twice. The shards of one complete split
+    that cut a cell into source ranges are joined into one run, as `merge` joins them (results/shards.py)."""
     def is_pair(item: Any) -> bool:
         return isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], dict)
 
@@ -116,7 +117,9 @@ def as_runs(runs: Any) -> list[Run]:
         if run_id in seen:
             raise UserError(f"run {run_id!r} given twice")
         seen.add(run_id)
-    return loaded
+    from .shards import join_split_shards
+
+    return join_split_shards(loaded)
 
 
 def label_rows(loaded: list[Run]) -> pd.DataFrame:

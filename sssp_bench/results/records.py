@@ -8,9 +8,10 @@ A record folder (`experiments/<paper>/measured/<date>-<device>-<what>/`) holds, 
 - `traces-<run>/power/*.csv`: the power traces its energy rows name (results/energy.py), when it measured energy;
 
 and `record.json` (the record's schema version, the runs in the report's order with their files, the command that
-made it, when) and the report as `sssp-bench report` writes it from those copies: report.md, report.csv, claims.csv
-and energy.csv where the runs have claims or energy, and the plots as SVG (the PNGs are left out; report.md links
-the SVGs). `<run>` is the run id, made safe for a file name (results/energy.py's safe_name).
+made it, when) and the report as `sssp-bench report` writes it from those copies: report.md, report.csv,
+recommendations.csv, claims.csv and energy.csv where the runs have claims or energy, and the plots as SVG (the
+PNGs are left out; report.md links the SVGs). `<run>` is the run id, made safe for a file name (results/energy.py's
+safe_name).
 
 `make_record` (`sssp-bench record RUN... --into FOLDER`) makes one; `refresh_record` (`sssp-bench record --refresh
 FOLDER`) writes its report again from the rows it keeps, with the current report code, so a change to the report
@@ -50,8 +51,8 @@ UNFINISHED = {
 # What `sssp-bench report` writes into a folder (report/__init__.py's write_report): a refresh replaces these and
 # keeps every other file (notes, the printed output of `compare`, ...).
 REPORT_FILE_PATTERNS = (
-    "report.md", "report.csv", "claims.csv", "energy.csv", "speedup.png", "speedup.svg", "figure-*.png",
-    "figure-*.svg", "power-*.png", "power-*.svg",
+    "report.md", "report.csv", "claims.csv", "recommendations.csv", "energy.csv", "speedup.png", "speedup.svg",
+    "figure-*.png", "figure-*.svg", "power-*.png", "power-*.svg",
 )
 
 

@@ -41,7 +41,8 @@ MANIFEST_KEYS = {
     "graphs": "per graph label: size, origin, Table 1 facts, the shared sources, roofline; for a stand-in, its spec, "
               "the catalog's note and what is known of the real graph's Table 1 (real_graph); variant_order: the "
               "variants in the order they ran on it (run/order.py; a merge: every shard's); exports: where an external "
-              "program's copy of the graph lies in the run folder, per format (path, bytes, export_s; impls/external.py)",
+              "program's copy of the graph lies in the run folder, per format (path, bytes, export_s; impls/external.py); "
+              "per_graph_cache: what the per-graph cache gave and what was computed (run/per_graph.py)",
     "not_loaded": "graph label -> why it could not be loaded (its variants' prepare rows say the same); `run` exits "
                   "with status 2 when there is any; absent when every graph loaded",
     "skipped": "variant -> why it could not run here",
@@ -49,8 +50,11 @@ MANIFEST_KEYS = {
     "roofline": "the device constants the floors use, or why they were not measured",
     "statuses": "how many rows ended with each status",
     "code_changes": "a resume with other code than the run began with: when, and the new code digest",
-    "shard": "a shard's place in its split: index, count, cells, the unsplit config's hash (run/shards.py)",
+    "shard": "a shard's place in its split: index, count, cells, the source ranges of the cells it runs in part, the "
+             "unsplit config's hash, the split's method, estimate and digest (run/shards.py)",
     "merged_from": "a merge of shards: each shard's run, host, status and attempts (run/shards.py)",
+    "timing": "where the wall time went: start-up, per-graph preparation, per-cell setup, solve loops, timed solves, "
+              "verification, the rest, and per-cell records; a merge: summed, per shard and elapsed (run/timing.py)",
     "energy": "config energy on: its settings, whether NVML could measure here (available, reason), the GPU and "
               "driver NVML saw, the backend (pynvml or ctypes), energy counter or sampled power (run/energy.py)",
 }

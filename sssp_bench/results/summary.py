@@ -234,7 +234,7 @@ def _add_speedups(summary: pd.DataFrame, rows: pd.DataFrame, loaded: list[Run],
     ran: dict[tuple[str, str], dict[str, str]] = {}
     for run_id, graph, variant, label in zip(rows["run_id"], rows["graph"], rows["variant"], rows["label"]):
         ran.setdefault((run_id, graph), {})[variant] = label
-    times = _verified_times_by_source(rows)
+    times = verified_times_by_source(rows)
 
     def baseline_key(run_id: str, graph: str, name: str) -> tuple[tuple[str, str, str] | None, str]:
         """(run, graph, label) of the baseline's variant on this graph, or None and why not."""
@@ -275,8 +275,8 @@ def _add_speedups(summary: pd.DataFrame, rows: pd.DataFrame, loaded: list[Run],
         elif base.all_pairs and not row.all_pairs:
             summary.at[index, "speedup_note"] = f"baseline {key[2]} solves all pairs in each solve"
         else:
-            base_ms, row_ms, sources = _over_shared_sources(times.get(key, {}), times.get((row.run_id, row.graph,
-                                                                                          row.variant), {}))
+            base_ms, row_ms, sources = over_shared_sources(times.get(key, {}), times.get((row.run_id, row.graph,
+                                                                                         row.variant), {}))
             if base_ms > 0 and row_ms > 0:
                 summary.at[index, "speedup"] = base_ms / row_ms
                 summary.at[index, "speedup_sources"] = sources
@@ -289,7 +289,7 @@ def _add_best_cpu_speedups(summary: pd.DataFrame, rows: pd.DataFrame) -> None:
     fastest CPU variant by median time among those that verified the row's problem kind on its graph (all-pairs
     variants aside: no speedup divides by one), in the row's own run, else in any of the merged runs; the ratio is
     over the sources both verified, as `speedup` is."""
-    times = _verified_times_by_source(rows)
+    times = verified_times_by_source(rows)
     cpu = summary[(summary["device"] == "cpu") & (summary["verified"] > 0) & summary["time_median_ms"].notna()
                   & ~summary["all_pairs"].astype(bool)]
     for index, row in summary.iterrows():
@@ -301,8 +301,8 @@ def _add_best_cpu_speedups(summary: pd.DataFrame, rows: pd.DataFrame) -> None:
         if candidates.empty:
             continue
         best = candidates.loc[candidates["time_median_ms"].idxmin()]  # the first in config order on a tie
-        base_ms, row_ms, sources = _over_shared_sources(times.get((best.run_id, best.graph, best.variant), {}),
-                                                        times.get((row.run_id, row.graph, row.variant), {}))
+        base_ms, row_ms, sources = over_shared_sources(times.get((best.run_id, best.graph, best.variant), {}),
+                                                       times.get((row.run_id, row.graph, row.variant), {}))
         summary.at[index, "best_cpu"] = best.variant
         summary.at[index, "best_cpu_run_id"] = best.run_id
         if base_ms > 0 and row_ms > 0:
@@ -310,7 +310,7 @@ def _add_best_cpu_speedups(summary: pd.DataFrame, rows: pd.DataFrame) -> None:
             summary.at[index, "best_cpu_sources"] = sources
 
 
-def _verified_times_by_source(rows: pd.DataFrame) -> dict[tuple[str, str, str], dict[Any, list[float]]]:
+def verified_times_by_source(rows: pd.DataFrame) -> dict[tuple[str, str, str], dict[Any, list[float]]]:
     """(run, graph, label) -> source -> the verified solves' times there, ms (every repetition)."""
     solves = rows[rows["phase"] == "solve"]
     found: dict[tuple[str, str, str], dict[Any, list[float]]] = {}
@@ -322,9 +322,9 @@ def _verified_times_by_source(rows: pd.DataFrame) -> dict[tuple[str, str, str], 
     return found
 
 
-def _over_shared_sources(base: dict[Any, list[float]], mine: dict[Any, list[float]]) -> tuple[float, float, str]:
+def over_shared_sources(base: dict[Any, list[float]], mine: dict[Any, list[float]]) -> tuple[float, float, str]:
     """(the baseline's median ms, the variant's, "shared/most") over the sources both verified; over all of each
-    side's where they share none. `base` and `mine`: source -> verified times (_verified_times_by_source)."""
+    side's where they share none. `base` and `mine`: source -> verified times (verified_times_by_source)."""
     shared = [source for source in mine if source in base]
 
     def median(times: dict[Any, list[float]]) -> float:

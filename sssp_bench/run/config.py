@@ -69,6 +69,17 @@ results/claims.py):
       efficiency: {near-far: {rmat.3Mv.20Me: 0.5}}        # variant -> graph -> least fraction of the roofline floor
       faster_than:                                         # a paper's ordering, judged paired by source
         - {variant: hbf, than: [lonestar, workfront], graphs: [rmat.3Mv.20Me, flickr]}
+        - {variant: hbf, than: [fastest-other], by: 2, graphs: [flickr]}  # at least 2x faster than the fastest
+                                                                           # other variant of its kind on the graph
+      time_ms: {USA-road-d.NY: {hbf: 1.9}}                 # graph -> variant -> the most ms of its median time
+      within:                                              # no slower than `factor` x, judged paired by source
+        - {variant: hbf, of: [fastest-other], factor: 1.25, graphs: [rmat.3Mv.20Me], or_not_meant_for: true}
+      work:                                                # the median of counters[counter] / the row's `per`
+        - {variant: hbf, counter: relaxed, per: reached_vertices, max: 1.5, graphs: [USA-road-d.NY]}
+
+`fastest-other` (only on a claim's other side: `than`, `of`) is the fastest other variant of the claimant's problem
+kind on each graph. `or_not_meant_for: true` also meets a `within` claim where the variant's implementation declares
+(`recommended_for`) graph classes that leave the graph's class out. results/claims.py says how each is judged.
 
 Figures: line plots the report draws from the run, a paper's figure redrawn (report/sections/figures.py):
 
@@ -123,8 +134,12 @@ TOP_LEVEL_KEYS = {
 }
 ENERGY_KEYS = {"enabled", "min_window_s", "sample_ms", "idle_s"}
 ENERGY_DEFAULTS = {"min_window_s": 2.0, "sample_ms": 100.0, "idle_s": 0.5}
-TARGET_KEYS = {"source", "paper_bandwidth_gbs", "device_bandwidth_gbs", "mteps", "efficiency", "faster_than"}
-FASTER_THAN_KEYS = {"variant", "than", "graphs"}
+TARGET_KEYS = {"source", "paper_bandwidth_gbs", "device_bandwidth_gbs", "mteps", "efficiency", "faster_than",
+               "time_ms", "within", "work"}
+FASTER_THAN_KEYS = {"variant", "than", "graphs", "by"}
+WITHIN_KEYS = {"variant", "of", "factor", "graphs", "or_not_meant_for"}
+WORK_KEYS = {"variant", "counter", "per", "max", "graphs"}
+WORK_PER = ("reached_vertices", "reached_arcs")  # what a `work` claim divides its counter by: a row's column
 FIGURE_KEYS = {"name", "title", "x", "y", "graphs", "variants", "paper"}
 FIGURE_X = ("vertices", "arcs", "average_degree")  # or param:KEY (a graph's generator parameter), sweep:KEY
 FIGURE_Y = ("speedup", "time", "mteps", "efficiency")  # or counter:NAME (the median of a numeric counter)
@@ -185,7 +200,9 @@ class Config:
     path: str = "<config>"
     # A shard (`run --shard i/n`, shards.py) runs only these (graph label, variant name) cells; None: every cell.
     cells: frozenset[tuple[str, str]] | None = None
-    shard: dict[str, Any] | None = None     # {index, count, cells, config_hash}, recorded in the run's manifest
+    # ... and of these cells only the source indexes [first, stop) (a cell the split cut into source ranges)
+    source_ranges: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
+    shard: dict[str, Any] | None = None     # {index, count, cells, source_ranges, config_hash, split}: the manifest's
     energy: dict[str, float] | None = None  # {min_window_s, sample_ms, idle_s} when energy is measured; None: not
 
     def variants_on(self, label: str) -> list[Variant]:
@@ -193,6 +210,10 @@ class Config:
         if self.cells is None:
             return list(self.variants)
         return [variant for variant in self.variants if (label, variant.name) in self.cells]
+
+    def source_range(self, label: str, variant: str) -> tuple[int, int] | None:
+        """The source indexes [first, stop) a shard solves of this cell, where its split cut the cell; None: all."""
+        return self.source_ranges.get((label, variant))
 
     @property
     def hash(self) -> str:
@@ -558,12 +579,14 @@ def _check_sweep(key: str, named: list[str], variants: list[Variant], path: str,
 def _targets(targets: Any, graphs: list[GraphEntry], variants: list[Variant], locator: _Locator) -> dict | None:
     """Speed goals (the module docstring's `targets`): `mteps` maps graph label -> variant -> the paper's MTEPS,
     which the report scales by device bandwidth / paper bandwidth (`device_bandwidth_gbs` maps a GPU name
-    fragment to its GB/s); `efficiency` and `faster_than` are claims the report judges (results/claims.py)."""
+    fragment to its GB/s); `efficiency`, `faster_than`, `time_ms`, `within` and `work` are claims the report judges
+    (results/claims.py). The kinds added later (time_ms, within, work, a faster_than's `by`) are in the checked
+    targets only where the config gives them, so that the configs without them keep their hash."""
     if targets is None:
         return None
     if not isinstance(targets, dict):
         raise locator.fail("targets", "expected a mapping with source, paper_bandwidth_gbs, device_bandwidth_gbs, "
-                                      "mteps, efficiency, faster_than")
+                                      "mteps, efficiency, faster_than, time_ms, within, work")
     _check_keys(targets, TARGET_KEYS, "targets", locator)
     source = _typed(targets, "source", str, locator, "", "targets")
     paper_bandwidth = targets.get("paper_bandwidth_gbs")
@@ -603,14 +626,47 @@ def _targets(targets: Any, graphs: list[GraphEntry], variants: list[Variant], lo
     mteps = nested("mteps", graph_label, variant_name, "graph label", "{implementation: MTEPS}", "a positive MTEPS")
     efficiency = nested("efficiency", variant_name, graph_label, "variant", "{graph label: fraction of the floor}",
                         "the least fraction of the roofline floor, e.g. 0.5")
-    claims = targets.get("faster_than", [])
-    if not isinstance(claims, list):
-        raise locator.fail("targets.faster_than", "expected a list of {variant, than: [...], graphs: [...]}")
+    time_ms = nested("time_ms", graph_label, variant_name, "graph label", "{variant: most milliseconds}",
+                     "the most milliseconds of the median time, e.g. 1.9")
+
+    def other_name(name: Any, key_path: str) -> str:
+        """A name on a paired claim's other side: a variant's name, or fastest-other (results/claims.py)."""
+        from ..results.claims import FASTEST_OTHER  # only configs with paired claims pay for importing results
+
+        if name != FASTEST_OTHER:
+            return variant_name(name, key_path)
+        if stands_for(FASTEST_OTHER, _variant_implementations(variants)):
+            raise locator.fail(key_path, f"{FASTEST_OTHER!r} means the fastest other variant on the graph, but a "
+                                         "variant of this config has that name; give it another label")
+        return name
+
+    def claim_list(key: str, shape: str) -> list[tuple[str, dict[str, Any]]]:
+        """(key path, mapping) of each entry of the list targets.KEY, checked against the keys `shape` names."""
+        entries = targets.get(key, [])
+        if not isinstance(entries, list):
+            raise locator.fail(f"targets.{key}", f"expected a list of {shape}")
+        found = []
+        for index, entry in enumerate(entries):
+            path = f"targets.{key}[{index}]"
+            if not isinstance(entry, dict):
+                raise locator.fail(path, f"expected a mapping {shape}")
+            found.append((path, entry))
+        return found
+
+    def graphs_of(entry: dict[str, Any], path: str) -> list[str]:
+        on = entry.get("graphs", [])
+        if not isinstance(on, list):
+            raise locator.fail(f"{path}.graphs", "expected a list of graph labels (leave it out for every graph)")
+        return [graph_label(label, f"{path}.graphs") for label in on]
+
+    def factor(entry: dict[str, Any], key: str, path: str, what: str) -> float:
+        value = entry.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 1:
+            raise locator.fail(f"{path}.{key}", f"expected {what}, got {value!r}")
+        return float(value)
+
     faster_than = []
-    for index, claim in enumerate(claims):
-        path = f"targets.faster_than[{index}]"
-        if not isinstance(claim, dict):
-            raise locator.fail(path, "expected a mapping {variant, than: [...], graphs: [...]}")
+    for path, claim in claim_list("faster_than", "{variant, than: [...], graphs: [...], by}"):
         _check_keys(claim, FASTER_THAN_KEYS, path, locator)
         variant = variant_name(claim.get("variant"), f"{path}.variant")
         than, on = claim.get("than"), claim.get("graphs", [])
@@ -618,14 +674,64 @@ def _targets(targets: Any, graphs: list[GraphEntry], variants: list[Variant], lo
             raise locator.fail(f"{path}.than", "expected a list of the variants it beats")
         if not isinstance(on, list):
             raise locator.fail(f"{path}.graphs", "expected a list of graph labels (leave it out for every graph)")
-        others = [variant_name(other, f"{path}.than") for other in than]
+        others = [other_name(other, f"{path}.than") for other in than]
         if variant in others:
             raise locator.fail(f"{path}.than", f"{variant!r} cannot be faster than itself")
-        faster_than.append({"variant": variant, "than": others,
-                            "graphs": [graph_label(label, f"{path}.graphs") for label in on]})
-    return {"source": source, "paper_bandwidth_gbs": paper_bandwidth,
-            "device_bandwidth_gbs": {key: float(value) for key, value in devices.items()},
-            "mteps": mteps, "efficiency": efficiency, "faster_than": faster_than}
+        checked = {"variant": variant, "than": others, "graphs": graphs_of(claim, path)}
+        if "by" in claim:  # only when given: configs without it keep their hash
+            checked["by"] = factor(claim, "by", path, "how many times faster, a number of at least 1 (for 'no "
+                                   "slower than F x' use targets.within)")
+        faster_than.append(checked)
+    found = {"source": source, "paper_bandwidth_gbs": paper_bandwidth,
+             "device_bandwidth_gbs": {key: float(value) for key, value in devices.items()},
+             "mteps": mteps, "efficiency": efficiency, "faster_than": faster_than}
+    # the kinds added after records existed: only when given, so that configs without them keep their hash
+    if "time_ms" in targets:
+        found["time_ms"] = time_ms
+    if "within" in targets:
+        found["within"] = []
+        for path, claim in claim_list("within", "{variant, of: [...], factor, graphs: [...], or_not_meant_for}"):
+            _check_keys(claim, WITHIN_KEYS, path, locator)
+            variant = variant_name(claim.get("variant"), f"{path}.variant")
+            of = claim.get("of")
+            if not isinstance(of, list) or not of:
+                raise locator.fail(f"{path}.of", "expected a list of the variants (or fastest-other) it is within "
+                                                 "a factor of")
+            others = [other_name(other, f"{path}.of") for other in of]
+            if variant in others:
+                raise locator.fail(f"{path}.of", f"{variant!r} cannot be compared with itself")
+            if "factor" not in claim:
+                raise locator.fail(path, "missing required key 'factor' (e.g. 1.25: at most 1.25x the other's time)")
+            checked = {"variant": variant, "of": others,
+                       "factor": factor(claim, "factor", path, "the most times slower it may be, a number of at "
+                                        "least 1 (e.g. 1.25)"),
+                       "graphs": graphs_of(claim, path)}
+            excused = claim.get("or_not_meant_for", False)
+            if not isinstance(excused, bool):
+                raise locator.fail(f"{path}.or_not_meant_for", f"expected true or false, got {excused!r}")
+            if excused:
+                checked["or_not_meant_for"] = True
+            found["within"].append(checked)
+    if "work" in targets:
+        found["work"] = []
+        for path, claim in claim_list("work", "{variant, counter, per, max, graphs: [...]}"):
+            _check_keys(claim, WORK_KEYS, path, locator)
+            for required in ("counter", "max"):
+                if required not in claim:
+                    raise locator.fail(path, f"missing required key {required!r}")
+            variant = variant_name(claim.get("variant"), f"{path}.variant")
+            counter = claim["counter"]
+            if not isinstance(counter, str) or not counter.strip():
+                raise locator.fail(f"{path}.counter", f"expected the name of a counter the rows report, got "
+                                                      f"{counter!r}")
+            per = claim.get("per", WORK_PER[0])
+            if per not in WORK_PER:
+                raise locator.fail(f"{path}.per", f"expected one of {', '.join(WORK_PER)}, got {per!r}")
+            found["work"].append({"variant": variant, "counter": counter.strip(), "per": per,
+                                  "max": positive(claim["max"], f"{path}.max", f"the most of the counter per one "
+                                                  f"of {per}, a positive number"),
+                                  "graphs": graphs_of(claim, path)})
+    return found
 
 
 def _check_keys(mapping: dict[str, Any], allowed: set[str], key_path: str, locator: _Locator) -> None:

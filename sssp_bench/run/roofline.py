@@ -20,7 +20,9 @@ that cannot win (a plain read first), which the pass never does.
 
 `measure_device()` gives (a) and (c) (once per run), `measure_relax_pass(graph)` (b) (once per graph),
 `hop_depths(graph, sources)` (d), and `graph_roofline` puts (b) and (d) together with the device constants
-into the per-graph record the manifest keeps. `floor_seconds` is the arithmetic.
+into the per-graph record the manifest keeps. `floor_seconds` is the arithmetic. (d) depends on the graph and the
+sources alone, so the runner keeps it in the per-graph cache (run/per_graph.py) and a rerun or another shard reads
+it; (a) to (c) are this device's, measured in every run (a Dask worker measures them once for all its tasks).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from __future__ import annotations
 import statistics
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -246,11 +248,21 @@ def measure_relax_pass(graph: CSRGraph, repeats: int = RELAX_REPEATS, seed: int 
     }
 
 
-def graph_roofline(graph: CSRGraph, sources: Sequence[int], device: dict[str, Any]) -> dict[str, Any]:
-    """The per-graph record: (b) on the device, (d) per source, and each source's floor."""
-    relax = measure_relax_pass(graph)
+def graph_roofline(graph: CSRGraph, sources: Sequence[int], device: dict[str, Any],
+                   cached_depths: Callable[[Sequence[int], Callable[[], list[dict[str, Any]]]],
+                                           tuple[list[dict[str, Any]], bool]] | None = None,
+                   relax: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The per-graph record: (b) on the device, (d) per source, and each source's floor.
+
+    `cached_depths(sources, compute)`: where (d) comes from when it was computed before (the per-graph cache,
+    run/per_graph.py: (records, whether they were cached)); `relax`: (b) as measured earlier on this graph and
+    device (a Dask worker's earlier task). The floors are always worked out here, from this device's numbers."""
+    relax = relax if relax is not None else measure_relax_pass(graph)
     started = time.perf_counter()
-    depths = hop_depths(graph, sources)
+    if cached_depths is None:
+        depths, cached = hop_depths(graph, sources), False
+    else:
+        depths, cached = cached_depths(sources, lambda: hop_depths(graph, sources))
     hop_depth_s = time.perf_counter() - started
     per_source = [source_floor(item, relax["time_per_arc_ns"], device.get("chain_latency_ns")) for item in depths]
     return {
@@ -258,6 +270,7 @@ def graph_roofline(graph: CSRGraph, sources: Sequence[int], device: dict[str, An
         **relax,
         "chain_latency_ns": device.get("chain_latency_ns"),
         "hop_depth_s": hop_depth_s,
+        "hop_depths_cached": cached,
         "median_floor_s": median_floor(per_source),
         "per_source": per_source,
     }

@@ -64,7 +64,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import impls, jsonfile
-from . import energy, interrupts, provenance, roofline, verify
+from . import energy, interrupts, per_graph, provenance, roofline, verify
 from .config import Config, GraphEntry, Variant
 from .order import variant_run_order
 from ..errors import NegativeCycleError, UnsupportedGraphError, UserError
@@ -80,6 +80,7 @@ from ..progress import Progress
 from ..graph.sources import cached_sources, sources_cache_path
 from ..results.energy import trace_file
 from ..results.schema import MANIFEST_FILE, ROWS_FILE, STATUSES, new_manifest, new_row, solve_outcome
+from .timing import RunTiming
 
 
 @dataclass
@@ -105,6 +106,68 @@ def classify(error: BaseException) -> tuple[str, str]:
     if isinstance(error, MemoryError) or "OutOfMemory" in error.__class__.__name__:
         return "out_of_memory", f"{error.__class__.__name__}: {message}"
     return "error", f"{error.__class__.__name__}: {message}"
+
+
+class ProcessMemo:
+    """What a long-lived process running run after run (a Dask worker taking task after task, workers.py) keeps
+    between them once `keep_between_runs()` is called: the graph loaded last (with its weights applied), each
+    graph's relax pass on this device (the roofline's (b)) and the device constants ((a), (c)). Off by default: a
+    plain `run` is one run in one process, and tests that count loads see every load."""
+
+    def __init__(self) -> None:
+        self.enabled = False
+        self._graph: tuple[tuple, tuple, LoadedGraph] | None = None  # (arguments, the file's stat, the graph)
+        self._relax: dict[tuple, dict[str, Any]] = {}
+        self._device: dict[str, dict[str, Any]] = {}
+
+    def keep_between_runs(self) -> None:
+        self.enabled = True
+
+    def loaded_graph(self, entry: GraphEntry, datasets: Path, stand_in: str | None, force: bool) -> LoadedGraph:
+        """load_graph for this config entry, or the same graph this process loaded last, if its file is unchanged."""
+        arguments = (entry.graph, entry.label, json.dumps(entry.weights, sort_keys=True, default=str),
+                     str(Path(datasets).resolve()), stand_in, force, json.dumps(entry.convert, sort_keys=True))
+        if self.enabled and self._graph is not None and self._graph[0] == arguments:
+            if _file_stamp(self._graph[2].path) == self._graph[1]:
+                return self._graph[2]
+        loaded = load_graph(entry.graph, entry.label, entry.weights, datasets, stand_in, force, entry.convert)
+        if self.enabled:
+            self._graph = (arguments, _file_stamp(loaded.path), loaded)
+        return loaded
+
+    def _relax_key(self, loaded: LoadedGraph, device: str) -> tuple:
+        return (str(loaded.path), _file_stamp(loaded.path), (loaded.graph.meta.get("weights") or {}).get("spec"),
+                device)
+
+    def relax_pass(self, loaded: LoadedGraph, device: str) -> dict[str, Any] | None:
+        """The relax pass measured on this graph and device by an earlier run of this process, if any."""
+        return self._relax.get(self._relax_key(loaded, device)) if self.enabled else None
+
+    def keep_relax_pass(self, loaded: LoadedGraph, device: str, record: dict[str, Any]) -> None:
+        if self.enabled:
+            self._relax[self._relax_key(loaded, device)] = {
+                key: record[key] for key in ("relax_pass_ms", "time_per_arc_ns", "arcs", "relax_repeats",
+                                             "relax_samples_ms", "upload_s") if key in record}
+
+    def device_constants(self, device: str, measure: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """The device constants: measured by `measure()`, or those an earlier run of this process measured."""
+        if self.enabled and device in self._device:
+            return self._device[device]
+        constants = measure()
+        if self.enabled:
+            self._device[device] = constants
+        return constants
+
+
+def _file_stamp(path: Path) -> tuple | None:
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        return None
+    return stat.st_size, stat.st_mtime_ns, stat.st_ino
+
+
+PROCESS_MEMO = ProcessMemo()
 
 
 class RowWriter:
@@ -235,11 +298,14 @@ class Runner:
     # -- the run --------------------------------------------------------------------------------------------
 
     def run(self) -> RunOutcome:
-        self._preflight()  # before the folder exists (or, resuming, is marked running): a refusal leaves nothing
+        self.timing = RunTiming()
+        with self.timing.measure_graph("load_s"):  # a graph generated or converted here is per-graph preparation
+            self._preflight()  # before the folder exists (or, resuming, is marked running): a refusal leaves nothing
         self.run_dir.mkdir(parents=True, exist_ok=True)
         write_json_atomic(self.manifest_path, self.manifest)
-        self._measure_device_roofline()
-        self._open_meter()
+        with self.timing.measure("device_s"):
+            self._measure_device_roofline()
+            self._open_meter()
         writer = RowWriter(self.rows_path)
         total = sum(self._solves_per_graph(entry.label, self.config.source_count) for entry in self.config.graphs)
         progress = Progress(total, enabled=self.show_progress)
@@ -262,13 +328,22 @@ class Runner:
                 self.meter.close()
             self.manifest["finished"] = _now()
             self.manifest["statuses"] = dict(self.outcome.statuses)
+            self.manifest["timing"] = self.timing.record(self.manifest.get("timing"))
             write_json_atomic(self.manifest_path, self.manifest)
         return self.outcome
 
     def _solves_per_graph(self, label: str, source_count: int) -> int:
-        """Timed solves on one graph with `source_count` shared sources, each variant taking its first N."""
-        return self.config.repetitions * sum(min(variant.max_sources or source_count, source_count)
+        """Timed solves on one graph with `source_count` shared sources, each variant taking its first N (of
+        which a shard's source range takes its part)."""
+        return self.config.repetitions * sum(len(self._source_indexes(label, variant, source_count))
                                              for variant in self.config.variants_on(label))
+
+    def _source_indexes(self, label: str, variant: Variant, source_count: int) -> range:
+        """The indexes of the shared sources this run solves for `variant` on `label`: its first N (`sources: N`),
+        within the shard's source range where the split cut this cell (shards.py)."""
+        wanted = min(variant.max_sources or source_count, source_count)
+        first, stop = self.config.source_range(label, variant.name) or (0, wanted)
+        return range(min(first, wanted), min(stop, wanted))
 
     def _preflight(self) -> None:
         """Refuse a missing graph file or unfetched catalog name before anything runs (generators, stand-ins
@@ -306,7 +381,7 @@ class Runner:
             self.log(f"roofline not measured: no GPU: {why}")
             return
         try:
-            constants = roofline.measure_device()
+            constants = PROCESS_MEMO.device_constants(why, roofline.measure_device)
         except Exception as error:  # never fails the run
             reason = f"measurement failed: {error.__class__.__name__}: {error}"
             self.manifest["roofline"] = {"available": False, "reason": reason}
@@ -339,7 +414,10 @@ class Runner:
         if self.device_roofline is None:
             return
         try:
-            record = roofline.graph_roofline(loaded.graph, sources, self.device_roofline)
+            relax = PROCESS_MEMO.relax_pass(loaded, str(self.device_roofline.get("device")))
+            record = roofline.graph_roofline(loaded.graph, sources, self.device_roofline, self.per_graph.hop_depths,
+                                             relax)
+            PROCESS_MEMO.keep_relax_pass(loaded, str(self.device_roofline.get("device")), record)
         except Exception as error:  # a graph that does not fit, a fault: recorded, and the run goes on
             status, message = classify(error)
             record = {"available": False, "reason": f"{status}: {message}"}
@@ -359,9 +437,9 @@ class Runner:
         for variant in self.config.variants_on(label):
             if (label, variant.name) in self.failed_prepares:
                 continue
-            wanted = min(variant.max_sources or count, count)
             if any((label, variant.name, repetition, index) not in self.solved
-                   for repetition in range(self.config.repetitions) for index in range(wanted)):
+                   for repetition in range(self.config.repetitions)
+                   for index in self._source_indexes(label, variant, count)):
                 return False
             if self._energy_due(label, variant):
                 return False
@@ -387,9 +465,9 @@ class Runner:
         started = time.perf_counter()
         try:
             stand_in, force = self._stand_in_choice(entry)
-            loaded = load_graph(entry.graph, entry.label, entry.weights, config.datasets, stand_in, force,
-                                entry.convert)
+            loaded = PROCESS_MEMO.loaded_graph(entry, config.datasets, stand_in, force)
         except (UserError, OSError, MemoryError) as error:
+            self.timing.add_graph("load_s", time.perf_counter() - started)
             status, message = classify(error) if not isinstance(error, UserError) else ("error", str(error))
             for variant in config.variants_on(entry.label):
                 self._write_prepare(writer, entry.label, entry.variant(variant), None, status,
@@ -401,6 +479,7 @@ class Runner:
             write_json_atomic(self.manifest_path, self.manifest)
             return
         load_s = time.perf_counter() - started
+        self.timing.add_graph("load_s", load_s)
         graph = loaded.graph
         if loaded.stand_in_for:
             self.stand_ins[entry.label] = (loaded.stand_in_for, loaded.stand_in)
@@ -411,22 +490,30 @@ class Runner:
         cache = sources_cache_path(loaded.path, config.source_count, config.source_seed, config.min_reached)
         sources = cached_sources(graph, cache, config.source_count, config.source_seed, config.min_reached)
         sources_s = time.perf_counter() - started
+        self.timing.add_graph("sources_s", sources_s)
         self._record_graph(entry, loaded, sources, load_s, sources_s)
         if len(sources) < config.source_count:
             self.log(f"{entry.label}: only {len(sources)} of {config.source_count} vertices qualify as sources")
             progress.advance(self._solves_per_graph(entry.label, config.source_count)
                              - self._solves_per_graph(entry.label, len(sources)))
+        self.per_graph = per_graph.PerGraphCache(loaded.path, graph.n, (graph.meta.get("weights") or {}).get(
+            "spec", "keep"), config.reference, enabled=per_graph.enabled())
         progress.describe(entry.label, "roofline")
-        self._graph_roofline(loaded, sources)
+        with self.timing.measure_graph("roofline_s"):
+            self._graph_roofline(loaded, sources)
         references: dict[tuple[str, int], Any] = {}
-        self.out_degrees = graph.out_degrees()  # for the reached-arc count of every solve on this graph
+        with self.timing.measure_graph("load_s"):
+            self.out_degrees = graph.out_degrees()  # for the reached-arc count of every solve on this graph
         try:
             for variant in self._variant_order(entry.label):
                 interrupts.raise_if_requested()
                 self._run_variant(loaded, sources, entry.variant(variant), references, writer, progress)
         finally:
-            device_certificate.release()
-            gpu_runtime.release_device_graphs()  # the next graph gets the device memory (a no-op without CuPy)
+            with self.timing.measure_graph("load_s"):
+                device_certificate.release()
+                gpu_runtime.release_device_graphs()  # the next graph gets the device memory (no-op without CuPy)
+            self.manifest["graphs"][entry.label]["per_graph_cache"] = self.per_graph.record()
+            write_json_atomic(self.manifest_path, self.manifest)
 
     def _record_graph(self, entry: GraphEntry, loaded: LoadedGraph, sources: list[int], load_s: float,
                       sources_s: float) -> None:
@@ -452,10 +539,26 @@ class Runner:
 
     def _run_variant(self, loaded: LoadedGraph, sources: list[int], variant: Variant,
                      references: dict, writer: RowWriter, progress: Progress) -> None:
+        """One cell (or the shard's source range of it): prepare, warm up, solve, verify; its seconds go to the
+        run's timing and, when it ran anything, into a cell record (timing.py)."""
+        indexes = self._source_indexes(loaded.label, variant, len(sources))
+        self.cell_clock = dict.fromkeys(("setup_s", "solve_s", "end_to_end_s", "verify_s"), 0.0)
+        self.cell_solves = 0
+        references_before = self.timing.graph_parts["references_s"]
+        started = time.perf_counter()
+        try:
+            self._run_cell(loaded, sources, indexes, variant, references, writer, progress)
+        finally:
+            if self.cell_solves or self.cell_clock["setup_s"]:
+                wall_s = time.perf_counter() - started - (self.timing.graph_parts["references_s"] - references_before)
+                self.timing.cells.append({
+                    "graph": loaded.label, "variant": variant.name, "first": indexes.start, "stop": indexes.stop,
+                    "solves": self.cell_solves, **self.cell_clock, "wall_s": wall_s})
+
+    def _run_cell(self, loaded: LoadedGraph, sources: list[int], indexes: range, variant: Variant,
+                  references: dict, writer: RowWriter, progress: Progress) -> None:
         config, label, graph = self.config, loaded.label, loaded.graph
-        chosen = sources[: variant.max_sources] if variant.max_sources else sources
-        work = [(repetition, index, source) for repetition in range(config.repetitions)
-                for index, source in enumerate(chosen)]
+        work = [(repetition, index, sources[index]) for repetition in range(config.repetitions) for index in indexes]
         remaining = [item for item in work if (label, variant.name, item[0], item[1]) not in self.solved]
         energy_due = self._energy_due(label, variant)
         if not (remaining or energy_due) or (label, variant.name) in self.failed_prepares:
@@ -474,10 +577,10 @@ class Runner:
             return
 
         progress.describe(label, f"{variant.name} prepare")
+        started = time.perf_counter()
         implementation = implementation_class(**variant.params)
         if isinstance(implementation, ExternalProgram):  # its exported graph and scratch go into the run folder
             implementation.attach(self.run_dir, label, variant.name, config.time_limit)
-        started = time.perf_counter()
         try:
             if graph.has_negative_weights() and not implementation_class.negative_weights:
                 raise UnsupportedGraphError(f"{variant.implementation} does not accept negative weights")
@@ -495,8 +598,10 @@ class Runner:
             self._write_prepare(writer, label, variant, time.perf_counter() - started, status, message)
             self.log(f"{label}: {variant.name}: {status}: {message}")
             implementation.teardown()
+            self._add_setup(time.perf_counter() - started)
             progress.advance(len(remaining))
             return
+        self._add_setup(time.perf_counter() - started)
         self._write_prepare(writer, label, variant, prepare_s, "ok", "")
         self._record_exports(label, implementation)
 
@@ -506,6 +611,8 @@ class Runner:
         try:
             for repetition, index, source in remaining:
                 interrupts.raise_if_requested()  # Ctrl-C or SIGTERM stop the run here, between solves
+                solve_started = time.perf_counter()
+                references_before = self.timing.graph_parts["references_s"]
                 if timed_out:
                     row = self._row(label, variant, implementation_class, source, index, repetition)
                     row.update(status="timeout", message=timed_out)
@@ -521,13 +628,33 @@ class Runner:
                 self.outcome.statuses[row["status"]] += 1
                 if solve_outcome(row["status"], row["certificate"], row["reference"]) == "verified":
                     _add_verified(self.done.verified, (label, variant.name), source)
+                self._add_solve(row, time.perf_counter() - solve_started
+                                - (self.timing.graph_parts["references_s"] - references_before))
                 progress.advance(1)
             if energy_due:
                 interrupts.raise_if_requested()
                 progress.describe(label, f"{variant.name} energy")
-                writer.write(self._energy_phase(label, implementation, variant))
+                with self.timing.measure("energy_s"):
+                    writer.write(self._energy_phase(label, implementation, variant))
         finally:
+            started = time.perf_counter()
             implementation.teardown()
+            self._add_setup(time.perf_counter() - started)
+
+    def _add_setup(self, seconds: float) -> None:
+        """Per-cell setup (prepare, warm-up, teardown), to the run's and the cell's clocks."""
+        self.timing.add("setup_s", seconds)
+        self.cell_clock["setup_s"] += seconds
+
+    def _add_solve(self, row: dict[str, Any], loop_s: float) -> None:
+        """One pass of the solve loop (`loop_s`, the reference distances it computed left out) and its row's
+        timed and host-clock seconds, to the run's and the cell's clocks (the verification was added by _solve)."""
+        self.timing.add("solve_loop_s", loop_s)
+        self.cell_solves += 1
+        for total, field_name in (("solve_s", "time_s"), ("end_to_end_s", "end_to_end_s")):
+            if isinstance(row.get(field_name), (int, float)):
+                self.timing.add(total, row[field_name])
+                self.cell_clock[total] += row[field_name]
 
     def _energy_phase(self, label: str, implementation: Implementation, variant: Variant) -> dict[str, Any]:
         """The energy row of this (graph, variant): its verified sources solved back to back (run/energy.py)."""
@@ -609,6 +736,19 @@ class Runner:
         reached_arcs = int(self.out_degrees[reached].sum())
         row.update(reached_vertices=int(reached.sum()), reached_arcs=reached_arcs,
                    mteps=reached_arcs / time_s / 1e6 if time_s > 0 else None)
+        verify_started, references_before = time.perf_counter(), self.timing.graph_parts["references_s"]
+        try:
+            return self._verify(loaded, row, source, index, result, distances, kind, references)
+        finally:
+            verify_s = (time.perf_counter() - verify_started
+                        - (self.timing.graph_parts["references_s"] - references_before))
+            self.timing.add("verify_s", verify_s)
+            self.cell_clock["verify_s"] += verify_s
+
+    def _verify(self, loaded: LoadedGraph, row: dict[str, Any], source: int, index: int, result: SolveResult,
+                distances: np.ndarray, kind: str, references: dict) -> dict[str, Any]:
+        """The certificate, and the reference compare on the sampled sources: the row's verdict."""
+        config, graph = self.config, loaded.graph
         check, row["certificate_device"] = self._certificate(graph, source, result, distances, kind)
         row["certificate"] = bool(check.ok)
         problems = [] if check.ok else [f"certificate: {check.message}"]
@@ -683,19 +823,22 @@ class Runner:
 
     def _reference(self, loaded: LoadedGraph, kind: str, source: int, references: dict):
         """Reference distances for a source (a sampled one, or one where a solver reported a negative cycle),
-        computed once per graph and shared by every variant; the NegativeCycleError where the reference found one."""
+        computed once per graph and shared by every variant, and kept in the per-graph cache (per_graph.py) for the
+        next run or shard; the NegativeCycleError where the reference found one."""
         key = (kind, source)
         if key not in references:
-            try:
+            def compute() -> np.ndarray:
                 if self.config.reference == "auto":
-                    references[key] = verify.reference_distances(loaded.graph, source, kind=kind)
-                else:
-                    reference = impls.get(self.config.reference)()
-                    reference.prepare(loaded.graph)
-                    references[key] = canonical_distances(reference.solve(source))
+                    return verify.reference_distances(loaded.graph, source, kind=kind)
+                reference = impls.get(self.config.reference)()
+                reference.prepare(loaded.graph)
+                try:
+                    return canonical_distances(reference.solve(source))
+                finally:
                     reference.teardown()
-            except NegativeCycleError as error:
-                references[key] = error
+
+            with self.timing.measure_graph("references_s"):  # per-graph preparation: computed or read once
+                references[key] = self.per_graph.reference(kind, source, compute)
         return references[key]
 
     def _row(self, label: str, variant: Variant, implementation_class, source, index, repetition) -> dict[str, Any]:

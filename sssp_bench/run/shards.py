@@ -1,14 +1,30 @@
 """Shards: one config split into n runs that together make the whole run, for several GPUs, nodes or CI jobs.
 
-A config's cells are its (graph, variant) pairs. `run CONFIG --shard i/n` runs the cells of shard i of a
-deterministic split into n: the same config (and the same code) gives the same split on every machine, so n
-separate jobs, each running one shard, cover every cell exactly once. Each shard is a complete run folder,
-resumable with `--resume` as any run is, whose manifest records `shard: {index, count, cells, config_hash}`
-(config_hash: the hash of the config before the split, so shards of different configs are never merged). The
-runner runs only a shard's cells on each graph, and never loads a graph none of them needs.
+A config's cells are its (graph, variant) pairs. A cell's sources are independent, so a cell may also be cut into
+source ranges: contiguous ranges [first, stop) of its source indexes. A split deals pieces (a whole cell, or one
+source range of a cell) into n shards, in one of two ways:
 
-The split balances the cells' expected cost, estimated from the config alone (never from what one machine has
-cached, which would give two machines two different splits):
+- spread (`run CONFIG --shard i/n`, `slurm`): a cell whose expected cost exceeds SPREAD_ABOVE of a fair share
+  (the total over n) is cut into one source range per shard (as many as it has sources, at most), so that every
+  shard gets a share of every expensive cell and an estimate that is off for one cell is off for every shard alike
+  (the cost estimate gave one cell of issue 38's config 64% of the total; it took 24%). The other cells go whole,
+  longest first, each to the shard with the least cost so far (ties to the lower index).
+- queue (`run --workers`, workers.py): many smaller tasks that idle workers pull, each on one graph, in the order
+  the unsplit run runs them (graph-major): guided self-scheduling, each task about QUEUE_SHARE of what is left for
+  each worker, never less than 1/QUEUE_SMALLEST of a worker's fair share, so the tasks shrink towards the end and
+  no worker waits long for the last one, whatever the estimate said. A task ends at its graph's end, so a worker
+  loads a graph once for a run of tasks on it (and keeps it between them: runner.ProcessMemo).
+
+A config that measures energy is never cut (each cell's energy phase solves its verified sources in one go).
+
+Each shard is a complete run folder, resumable with `--resume` as any run is, whose manifest records
+`shard: {index, count, cells, source_ranges, config_hash, estimated_share, split}`: its cells (whole or in part,
+in config order), the ranges of those it runs in part (`{graph, variant, first, stop, of}`), the hash of the config
+before the split (shards of different configs are never merged) and the split's method, estimate and digest (two
+shards of one split have one digest). The runner runs only a shard's pieces and never loads a graph none needs.
+
+The split is deterministic from the config alone (never from what one machine has cached, which would give two
+machines two different splits), or from the config and the measured costs it is given:
 
     cost = arcs x (sources x repetitions + warm-up) x weight of the implementation
 
@@ -20,33 +36,39 @@ cached, which would give two machines two different splits):
 - sources: the config's count, or the variant's own `sources: N` when smaller.
 - weight: IMPLEMENTATION_WEIGHTS, the wall time per reached arc relative to cpu-dijkstra (end-to-end times of
   the H200 reports in experiments/*/measured/, geometric mean over graphs); 1 for an implementation not listed.
-  A Bellman-Ford's cost grows with the graph's hop diameter, which the estimate does not know: the split is a
-  good guess, not a schedule (`run --workers` evens the rest out by running more shards than workers).
+  A Bellman-Ford's cost grows with the graph's hop diameter, which the estimate does not know, and a GPU cell's
+  per-cell setup is not in it at all: the estimate is a guess, which the spread and the queue are built to survive.
 
-Cells go to shards longest-first, each to the shard with the least cost so far (ties to the lower index), and
-run graph by graph in the config's order within a shard, each graph's variants in the order the unsplit run
-gives them (order.py). A graph's cells may land in several shards: each shard then loads the
-graph and picks its sources (the same ones: they are seeded), which is the price of the balance.
+Measured costs (`run --costs-from RUN`, `measured_costs`): an earlier run of the same cells, a run folder or a
+record: each cell's seconds per solve (its wall time in the run's `timing.cells`: setup, solves and verification;
+or, for a run from before timing, its rows: the prepare and the end-to-end solve times) times this config's solves.
+A cell that run lacks keeps the config's estimate, scaled to seconds by the cells both have. The shard record's
+`split.estimate` says which was used (`kind`: config or measured, the run, how many cells each).
 
-`merge_shards` joins a complete set of shard folders into one run folder (rows concatenated, manifests combined,
-`merged_from` naming each shard and where it ran) that `report` and `compare` read like any run, e.g. for a
-regression gate against a stored baseline. results/shards.py says which shards of a split a set of manifests lacks.
+`merge_shards` joins a complete set of shard folders into one run folder (rows in the unsplit run's order, a cut
+cell's prepare rows reduced to one per outcome, manifests combined, `merged_from` naming each shard and where it
+ran) that `report` and `compare` read like any run, e.g. for a regression gate against a stored baseline. It
+refuses, in one line, shards of different splits, a missing shard, pieces that overlap or leave a gap, and a solve
+two shards both recorded (results/shards.py). One difference from an unsplit run remains: a solve over the time
+limit stops only its own source range (the unsplit run records the cell's later sources as "not run"), so a cell
+that timed out may hold more measured solves than the unsplit run would.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-import math
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import UserError
 from ..jsonfile import read_json, write_json_atomic
 from ..results.energy import POWER_FOLDER
-from ..results.shards import shard_problems
+from ..results.shards import (coverage_problems, duplicate_solves, merged_manifest, merged_row_order, row_statuses,
+                              shard_entry, shard_problems, split_cells_of)
 from .config import Config, GraphEntry
 from .order import variant_run_order
 
@@ -58,15 +80,84 @@ IMPLEMENTATION_WEIGHTS: dict[str, float] = {
 }
 # A forest fire densifies: arcs ~ n^a. Gen-ForestFire (forward 0.35, backward 0.32): 7,247,463 arcs on 10^6 vertices.
 FOREST_FIRE_EXPONENT = 1.143
+SPREAD_ABOVE = 0.25
+"""spread: a cell expected to cost more than this fraction of a fair share (total / shards) is cut, one source
+range per shard."""
+QUEUE_SHARE = 0.5
+"""queue: each task is about this fraction of what is left per worker..."""
+QUEUE_SMALLEST = 16
+"""... and at least 1/QUEUE_SMALLEST of a worker's fair share (total / workers)."""
+SPLIT_FILE = "split.json"
+"""Where `run --workers` keeps the split it began with (RUN/split.json), so that --resume runs the same tasks."""
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One (graph, variant) pair of a config and its expected cost (arbitrary units; only ratios matter)."""
+    """One (graph, variant) pair of a config, its expected cost (arbitrary units, or seconds when measured; only
+    ratios matter) and its sources (per repetition)."""
 
     graph: str
     variant: str
     cost: float
+    sources: int = 0
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A cell's source indexes [first, stop) of its `of` (the whole cell when first = 0 and stop = of), and that
+    part's expected cost."""
+
+    graph: str
+    variant: str
+    first: int
+    stop: int
+    of: int
+    cost: float
+
+    @property
+    def whole(self) -> bool:
+        return self.first == 0 and self.stop == self.of
+
+    @property
+    def cell(self) -> tuple[str, str]:
+        return self.graph, self.variant
+
+
+@dataclass(frozen=True)
+class Split:
+    """A config's pieces dealt into shards (`shards[i]`: shard i + 1's pieces, in config order) by `method`
+    ("spread" or "queue"), with the estimate it used (`estimate`: {"kind": "config"} or the measured run's
+    record)."""
+
+    method: str
+    shards: tuple[tuple[Piece, ...], ...]
+    estimate: dict[str, Any] = field(default_factory=lambda: {"kind": "config"})
+
+    @property
+    def count(self) -> int:
+        return len(self.shards)
+
+    @property
+    def digest(self) -> str:
+        """Names the split: its method, estimate and every shard's pieces (not their costs)."""
+        pieces = [[[p.graph, p.variant, p.first, p.stop, p.of] for p in shard] for shard in self.shards]
+        text = json.dumps({"method": self.method, "estimate": self.estimate, "shards": pieces}, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def share(self, index: int) -> float:
+        """Shard `index`'s (from 1) share of the expected cost."""
+        total = sum(piece.cost for shard in self.shards for piece in shard)
+        return sum(piece.cost for piece in self.shards[index - 1]) / total if total else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"method": self.method, "estimate": self.estimate, "digest": self.digest,
+                "shards": [[[p.graph, p.variant, p.first, p.stop, p.of, p.cost] for p in shard]
+                           for shard in self.shards]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Split":
+        return cls(data["method"], tuple(tuple(Piece(*item) for item in shard) for shard in data["shards"]),
+                   data.get("estimate") or {"kind": "config"})
 
 
 def parse_shard(text: str, option: str = "--shard") -> tuple[int, int]:
@@ -133,8 +224,9 @@ def spec_arcs(spec: str) -> float:
     return float(p.get("m") or p.get("n") or 1)  # a generator this estimate does not know yet
 
 
-def config_cells(config: Config) -> list[Cell]:
-    """Every cell the config runs, in its order (graph-major), with its expected cost."""
+def config_cells(config: Config, measured: "MeasuredCosts | None" = None) -> list[Cell]:
+    """Every cell the config runs, in its order (graph-major), with its expected cost: from the config's estimate,
+    or from `measured` where it has the cell (see the module docstring)."""
     sizes = {entry.label: estimated_arcs(entry, config.datasets) for entry in config.graphs}
     cells = []
     for entry in config.graphs:
@@ -142,54 +234,267 @@ def config_cells(config: Config) -> list[Cell]:
             sources = min(variant.max_sources or config.source_count, config.source_count)
             solves = sources * config.repetitions + config.warmup
             weight = IMPLEMENTATION_WEIGHTS.get(variant.implementation, 1.0)
-            cells.append(Cell(entry.label, variant.name, sizes[entry.label] * solves * weight))
-    return cells
+            cells.append(Cell(entry.label, variant.name, sizes[entry.label] * solves * weight, sources))
+    if measured is None:
+        return cells
+    return measured.costs(cells, config.repetitions)
 
 
-def split_cells(config: Config, count: int) -> list[list[Cell]]:
-    """The config's cells dealt into `count` shards, longest first to the least loaded, each in config order."""
-    cells = config_cells(config)
-    order = {(cell.graph, cell.variant): position for position, cell in enumerate(cells)}
-    shards: list[list[Cell]] = [[] for _ in range(count)]
+@dataclass
+class MeasuredCosts:
+    """Each cell's measured seconds per solve in an earlier run (`run --costs-from RUN`): {(graph, variant):
+    (seconds, solves)}, and which run they came from."""
+
+    run: str
+    config_hash: str | None
+    per_cell: dict[tuple[str, str], tuple[float, int]]
+    source: str  # "timing" (the manifest's cell records) or "rows"
+
+    def costs(self, cells: list[Cell], repetitions: int) -> list[Cell]:
+        """The cells with measured costs where the run has them, the others' estimates scaled to seconds."""
+        known = [cell for cell in cells if self.per_cell.get((cell.graph, cell.variant), (0.0, 0))[1] > 0]
+        if not known:
+            raise UserError(f"--costs-from {self.run}: that run has no measured solve of this config's cells "
+                            f"(graph and variant names must match)")
+        measured = {(cell.graph, cell.variant): self._seconds(cell, repetitions) for cell in known}
+        estimated = sum(cell.cost for cell in known)
+        scale = sum(measured.values()) / estimated if estimated > 0 else 1.0
+        return [Cell(cell.graph, cell.variant, measured.get((cell.graph, cell.variant), cell.cost * scale),
+                     cell.sources) for cell in cells]
+
+    def _seconds(self, cell: Cell, repetitions: int) -> float:
+        seconds, solves = self.per_cell[(cell.graph, cell.variant)]
+        return seconds / solves * max(1, cell.sources * repetitions)
+
+    def record(self, cells: list[Cell]) -> dict[str, Any]:
+        measured = sum(1 for cell in cells if self.per_cell.get((cell.graph, cell.variant), (0.0, 0))[1] > 0)
+        return {"kind": "measured", "run": self.run, "config_hash": self.config_hash, "from": self.source,
+                "cells_measured": measured, "cells_estimated": len(cells) - measured}
+
+
+def measured_costs(path: Path) -> MeasuredCosts:
+    """The per-cell costs an earlier run measured: a run folder (a merged one too) or a record folder's runs."""
+    from ..results.load import load_runs
+
+    runs = load_runs(path)
+    per_cell: dict[tuple[str, str], list[float]] = {}
+    used = "timing"
+    for manifest, rows in runs:
+        timed_cells = (manifest.get("timing") or {}).get("cells")
+        if timed_cells:
+            for item in timed_cells:
+                total = per_cell.setdefault((item["graph"], item["variant"]), [0.0, 0])
+                total[0] += float(item.get("wall_s") or 0.0)
+                total[1] += int(item.get("solves") or 0)
+            continue
+        used = "rows"
+        for row in rows.to_dict("records"):
+            seconds = next((row[name] for name in ("end_to_end_s", "time_s") if _is_number(row.get(name))), None)
+            if row.get("phase") not in ("prepare", "solve") or seconds is None:
+                continue
+            total = per_cell.setdefault((row["graph"], row["variant"]), [0.0, 0])
+            total[0] += float(seconds)
+            total[1] += row["phase"] == "solve"
+    first = runs[0][0]
+    return MeasuredCosts(str(first.get("run_id") or Path(path).name), first.get("config_hash"),
+                         {cell: (seconds, solves) for cell, (seconds, solves) in per_cell.items()}, used)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and value == value
+
+
+def _estimate_record(config: Config, cells: list[Cell], measured: MeasuredCosts | None) -> dict[str, Any]:
+    return {"kind": "config"} if measured is None else measured.record(cells)
+
+
+def source_ranges(sources: int, parts: int) -> list[tuple[int, int]]:
+    """[0, sources) cut into `parts` contiguous ranges whose sizes differ by at most one (the larger first)."""
+    parts = max(1, min(parts, sources))
+    size, extra = divmod(sources, parts)
+    ranges, first = [], 0
+    for part in range(parts):
+        stop = first + size + (1 if part < extra else 0)
+        ranges.append((first, stop))
+        first = stop
+    return ranges
+
+
+def spread_split(config: Config, count: int, measured: MeasuredCosts | None = None) -> Split:
+    """The `spread` split into `count` shards (module docstring): expensive cells cut into one source range per
+    shard, the others dealt whole, longest first, to the least loaded shard."""
+    cells = config_cells(config, measured)
+    order = {cell_key: position for position, cell_key in enumerate((cell.graph, cell.variant) for cell in cells)}
+    total = sum(cell.cost for cell in cells)
+    fair = total / count if count else 0.0
+    shards: list[list[Piece]] = [[] for _ in range(count)]
     loads = [0.0] * count
-    for cell in sorted(cells, key=lambda cell: (-cell.cost, order[(cell.graph, cell.variant)])):
-        lightest = min(range(count), key=lambda index: (loads[index], index))
-        shards[lightest].append(cell)
-        loads[lightest] += cell.cost
-    return [sorted(shard, key=lambda cell: order[(cell.graph, cell.variant)]) for shard in shards]
+
+    def deal(piece: Piece, allowed: list[int]) -> int:
+        lightest = min(allowed, key=lambda index: (loads[index], index))
+        shards[lightest].append(piece)
+        loads[lightest] += piece.cost
+        return lightest
+
+    cut = [cell for cell in cells if count > 1 and not config.energy and cell.sources > 1
+           and cell.cost > SPREAD_ABOVE * fair]
+    for cell in sorted(cut, key=lambda cell: (-cell.cost, order[(cell.graph, cell.variant)])):
+        holding: set[int] = set()
+        for first, stop in source_ranges(cell.sources, count):
+            piece = Piece(cell.graph, cell.variant, first, stop, cell.sources,
+                          cell.cost * (stop - first) / cell.sources)
+            holding.add(deal(piece, [index for index in range(count) if index not in holding]))
+    cut_cells = {(cell.graph, cell.variant) for cell in cut}
+    for cell in sorted((cell for cell in cells if (cell.graph, cell.variant) not in cut_cells),
+                       key=lambda cell: (-cell.cost, order[(cell.graph, cell.variant)])):
+        deal(Piece(cell.graph, cell.variant, 0, cell.sources, cell.sources, cell.cost), list(range(count)))
+    ordered = tuple(tuple(sorted(shard, key=lambda piece: order[piece.cell])) for shard in shards)
+    return Split("spread", ordered, _estimate_record(config, cells, measured))
 
 
-def select_shard(config: Config, index: int, count: int) -> Config:
-    """The config restricted to shard `index` of `count` (from 1): only its cells run, only its graphs load.
+def queue_split(config: Config, workers: int, measured: MeasuredCosts | None = None) -> Split:
+    """The `queue` split for `workers` workers (module docstring): tasks in run order, each on one graph, each about
+    QUEUE_SHARE of what is left per worker and at least 1/QUEUE_SMALLEST of a worker's fair share."""
+    cells = config_cells(config, measured)
+    total = sum(cell.cost for cell in cells)
+    smallest = total / (workers * QUEUE_SMALLEST) if total else 0.0
+    by_graph: dict[str, dict[str, Cell]] = {}
+    for cell in cells:
+        by_graph.setdefault(cell.graph, {})[cell.variant] = cell
+    tasks: list[tuple[Piece, ...]] = []
+    left = total
+    for entry in config.graphs:
+        named = by_graph.get(entry.label, {})
+        running = [named[name] for name in variant_run_order(list(named), config.source_seed, entry.label)]
+        task: list[Piece] = []
+        task_cost, target = 0.0, None
+        for cell in running:
+            per_source = cell.cost / cell.sources
+            first = 0
+            while first < cell.sources:
+                if target is None:
+                    target = max(QUEUE_SHARE * left / workers, smallest)
+                rest = cell.sources - first
+                take = rest if per_source <= 0 else min(rest, max(0, round((target - task_cost) / per_source)))
+                if take == 0 and task:  # the task is full: close it, and this cell opens the next
+                    tasks.append(tuple(task))
+                    left -= task_cost
+                    task, task_cost, target = [], 0.0, None
+                    continue
+                take = max(take, 1)
+                if rest - take <= max(1, rest // 10) and rest - take < take:  # no tail of a source or two
+                    take = rest
+                stop = first + take
+                task.append(Piece(cell.graph, cell.variant, first, stop, cell.sources, per_source * take))
+                task_cost += per_source * take
+                first = stop
+        if task:  # a graph's end ends its task
+            tasks.append(tuple(task))
+            left -= task_cost
+    if not tasks:
+        tasks = [()]
+    order = {(cell.graph, cell.variant): position for position, cell in enumerate(cells)}
+    return Split("queue", tuple(tuple(sorted(task, key=lambda piece: order[piece.cell])) for task in tasks),
+                 _estimate_record(config, cells, measured))
 
-    The shard (index, count, cells) joins the config's hash, so `--resume` continues only the same shard."""
-    shards = split_cells(config, count)
-    mine = shards[index - 1]
-    total = sum(cell.cost for shard in shards for cell in shard)
-    pairs = [[cell.graph, cell.variant] for cell in mine]
+
+def split_cells(config: Config, count: int, measured: MeasuredCosts | None = None) -> list[list[Piece]]:
+    """The spread split's shards (each a list of pieces in config order)."""
+    return [list(shard) for shard in spread_split(config, count, measured).shards]
+
+
+def select_shard(config: Config, index: int, count: int, measured: MeasuredCosts | None = None) -> Config:
+    """The config restricted to shard `index` of `count` (from 1) of the spread split: only its pieces run, only
+    their graphs load."""
+    return apply_shard(config, spread_split(config, count, measured), index)
+
+
+def apply_shard(config: Config, split: Split, index: int) -> Config:
+    """The config restricted to shard `index` (from 1) of `split`. The shard (index, count, cells, source ranges)
+    joins the config's hash, so `--resume` continues only the same shard."""
+    mine = split.shards[index - 1]
+    pairs = [[piece.graph, piece.variant] for piece in mine]
+    ranges = [{"graph": piece.graph, "variant": piece.variant, "first": piece.first, "stop": piece.stop,
+               "of": piece.of} for piece in mine if not piece.whole]
     config.shard = {
-        "index": index, "count": count, "cells": pairs, "config_hash": config.hash,
-        "estimated_share": sum(cell.cost for cell in mine) / total if total else 0.0,
+        "index": index, "count": split.count, "cells": pairs, **({"source_ranges": ranges} if ranges else {}),
+        "config_hash": config.hash, "estimated_share": split.share(index),
+        "split": {"method": split.method, "estimate": split.estimate, "digest": split.digest},
     }
-    config.cells = frozenset((graph, variant) for graph, variant in pairs)
-    config.graphs = [entry for entry in config.graphs if any(cell.graph == entry.label for cell in mine)]
-    config.variants = [variant for variant in config.variants if any(cell.variant == variant.name for cell in mine)]
-    config.raw["shard"] = {"index": index, "count": count, "cells": pairs}
+    _restrict(config, mine)
+    config.raw["shard"] = {"index": index, "count": split.count, "cells": pairs,
+                           **({"source_ranges": ranges} if ranges else {})}
     return config
+
+
+def restore_shard(config: Config, record: dict[str, Any]) -> Config:
+    """The config restricted to the shard a run's manifest records (`record`: its `shard`), to resume it: the same
+    pieces whatever split (and estimate) made them."""
+    if record.get("config_hash") not in (None, config.hash):
+        raise UserError(f"the shard was split from a config with hash {record.get('config_hash')}, this one has "
+                        f"{config.hash}; resume it with the config it was started with")
+    config.shard = {**record, "config_hash": config.hash}
+    _restrict(config, shard_pieces(record))
+    config.raw["shard"] = {key: record[key] for key in ("index", "count", "cells", "source_ranges") if key in record}
+    return config
+
+
+def shard_pieces(record: dict[str, Any]) -> list[Piece]:
+    """The pieces a manifest's shard record names (a whole cell's size is not recorded: first = stop = of = 0)."""
+    ranges = {(item["graph"], item["variant"]): item for item in record.get("source_ranges") or []}
+    pieces = []
+    for graph, variant in record["cells"]:
+        item = ranges.get((graph, variant))
+        pieces.append(Piece(graph, variant, int(item["first"]), int(item["stop"]), int(item["of"]), 0.0) if item
+                      else Piece(graph, variant, 0, 0, 0, 0.0))
+    return pieces
+
+
+def _restrict(config: Config, pieces: tuple[Piece, ...] | list[Piece]) -> None:
+    config.cells = frozenset(piece.cell for piece in pieces)
+    config.source_ranges = {piece.cell: (piece.first, piece.stop) for piece in pieces if not piece.whole}
+    config.graphs = [entry for entry in config.graphs if any(piece.graph == entry.label for piece in pieces)]
+    config.variants = [variant for variant in config.variants if any(piece.variant == variant.name
+                                                                     for piece in pieces)]
 
 
 def shard_run_id(config_name: str, index: int, count: int) -> str:
     return f"{config_name}-shard-{index}-of-{count}"
 
 
+def describe_split(config: Config, count: int, measured: MeasuredCosts | None = None) -> list[str]:
+    """One line per shard of the spread split: its share of the expected cost and its pieces."""
+    split = spread_split(config, count, measured)
+    return [f"shard {index}/{count}: {split.share(index):.0%} of the expected cost, {len(shard)} cell(s)"
+            + (f" ({sum(not piece.whole for piece in shard)} in part)" if any(not p.whole for p in shard) else "")
+            + ": " + ", ".join(describe_piece(piece) for piece in shard)
+            for index, shard in enumerate(split.shards, start=1)]
+
+
+def describe_piece(piece: Piece) -> str:
+    text = f"{piece.graph}/{piece.variant}"
+    return text if piece.whole else f"{text}[{piece.first}:{piece.stop}]"
+
+
+def estimate_text(estimate: dict[str, Any]) -> str:
+    """How a split's costs were estimated, in words."""
+    if estimate.get("kind") == "measured":
+        return (f"costs measured in {estimate['run']} ({estimate['cells_measured']} cell(s); "
+                f"{estimate['cells_estimated']} estimated from the config)")
+    return "costs estimated from the config"
+
+
 # -- merging --------------------------------------------------------------------------------------------------
 
 
 def merge_shards(shard_dirs: list[Path], into: Path, log: Callable[[str], None] | None = None) -> Path:
-    """Join one complete split's shard folders into the run folder `into`: rows concatenated in the config's order,
-    one manifest for the whole config (the config before the split and its hash, the graphs of every shard, the
-    statuses counted from the rows) with `merged_from` recording each shard's run, host, GPU, rows and attempts. `into` may hold an earlier
-    merge of the same shards, which is replaced; never another run."""
+    """Join one complete split's shard folders into the run folder `into`: rows in the unsplit run's order (a cell
+    cut into source ranges: one prepare row per outcome, its solves by repetition and source), one manifest for
+    the whole config (the config before the split and its hash, the graphs of every shard, the statuses counted
+    from the rows, every shard's timing) with `merged_from` recording each shard's run, host, GPU, rows and
+    attempts. Refused, in one line, when the folders are not exactly one split whose pieces cover every cell's
+    sources once, or when two shards recorded the same solve. `into` may hold an earlier merge of the same shards,
+    which is replaced; never another run."""
     log = log or (lambda message: None)
     loaded = []
     for shard_dir in shard_dirs:
@@ -201,37 +506,36 @@ def merge_shards(shard_dirs: list[Path], into: Path, log: Callable[[str], None] 
         loaded.append((Path(shard_dir), manifest))
     if not loaded:
         raise UserError("merge: no shard folder given")
-    problems = shard_problems([manifest for _, manifest in loaded])
+    manifests = [manifest for _, manifest in loaded]
+    problems = shard_problems(manifests) or coverage_problems(manifests)
     if problems:
         raise UserError(f"cannot merge: {problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
     loaded.sort(key=lambda item: item[1]["shard"]["index"])
     _check_into(into, {str(manifest.get("run_id")) for _, manifest in loaded})
 
-    rows, merged_from = [], []
-    for shard_dir, manifest in loaded:
-        lines = complete_lines(shard_dir / "rows.jsonl")
-        rows += lines
-        shard = manifest["shard"]
-        provenance = manifest.get("provenance") or {}
-        merged_from.append({
-            "run_id": manifest.get("run_id"), "path": os.path.relpath(shard_dir.resolve(), into.resolve()),
-            "shard": {"index": shard["index"], "count": shard["count"], "cells": shard["cells"]},
-            "status": manifest.get("status"), "started": manifest.get("started"), "finished": manifest.get("finished"),
-            "host": provenance.get("host"), "gpu": provenance.get("gpu"), "rows": len(lines),
-            "statuses": row_statuses(lines), "resumed": manifest.get("resumed", []),
-            "attempts": _attempts(shard_dir),
-        })
+    lines = [complete_lines(shard_dir / "rows.jsonl") for shard_dir, _ in loaded]
+    rows = [[json.loads(line) for line in shard_lines] for shard_lines in lines]
+    twice = duplicate_solves([(str(manifest.get("run_id")), shard_rows)
+                              for (_, manifest), shard_rows in zip(loaded, rows)])
+    if twice:
+        raise UserError(f"cannot merge: {twice[0]}" + (f" (and {len(twice) - 1} more)" if len(twice) > 1 else ""))
+    merged_from = []
+    for (shard_dir, manifest), shard_rows in zip(loaded, rows):
+        merged_from.append({**shard_entry(manifest, shard_rows),
+                            "path": os.path.relpath(shard_dir.resolve(), into.resolve()),
+                            "attempts": _attempts(shard_dir)})
         if manifest.get("status") != "complete":
+            shard = manifest["shard"]
             log(f"warning: shard {shard['index']}/{shard['count']} ({shard_dir}) is {manifest.get('status')}: "
                 f"the merged run covers only what it finished")
 
-    merged = _merged_manifest(into, [manifest for _, manifest in loaded], merged_from)
-    rows = _in_config_order(rows, merged["config"])
-    merged["statuses"] = row_statuses(rows)
+    merged = merged_manifest(into.name, [manifest for _, manifest in loaded], merged_from)
+    order = merged_row_order(merged["config"], rows, split_cells_of(manifest for _, manifest in loaded))
+    merged["statuses"] = row_statuses(rows[shard][row] for shard, row in order)
     into.mkdir(parents=True, exist_ok=True)
     rows_path = into / "rows.jsonl"
     temporary = rows_path.with_name(f".rows.jsonl.{os.getpid()}.tmp")
-    temporary.write_text("".join(line + "\n" for line in rows), encoding="utf-8")
+    temporary.write_text("".join(lines[shard][row] + "\n" for shard, row in order), encoding="utf-8")
     os.replace(temporary, rows_path)
     _copy_power_traces([shard_dir for shard_dir, _ in loaded], into)
     write_json_atomic(into / "manifest.json", merged)
@@ -240,7 +544,8 @@ def merge_shards(shard_dirs: list[Path], into: Path, log: Callable[[str], None] 
 
 def _copy_power_traces(shard_dirs: list[Path], into: Path) -> None:
     """The shards' power traces (config `energy`, results/energy.py) into the merged run's power/, where its energy
-    rows name them: each (graph, variant) ran in one shard, so their names never clash."""
+    rows name them: each (graph, variant) ran in one shard (a config that measures energy is never cut), so their
+    names never clash."""
     for shard_dir in shard_dirs:
         folder = shard_dir / POWER_FOLDER
         if folder.resolve() == (into / POWER_FOLDER).resolve() or not folder.is_dir():
@@ -266,30 +571,6 @@ def _check_into(into: Path, shard_run_ids: set[str]) -> None:
         raise UserError(f"{into}: already holds rows.jsonl; merge into another folder")
 
 
-def _in_config_order(lines: list[str], config: dict[str, Any]) -> list[str]:
-    """The rows ordered graph-major by the config's graphs and variants, as one unsplit run writes them (each
-    cell's rows keep their order), so the merged run's tables list graphs and variants as the unsplit run's do."""
-    graphs = {graph["label"]: index for index, graph in enumerate(config.get("graphs", []))}
-    variants = {variant["name"]: index for index, variant in enumerate(config.get("variants", []))}
-
-    def position(line: str) -> tuple[int, int]:
-        row = json.loads(line)
-        return graphs.get(row.get("graph"), len(graphs)), variants.get(row.get("variant"), len(variants))
-
-    return sorted(lines, key=position)
-
-
-def row_statuses(lines: list[str]) -> dict[str, int]:
-    """Counted as the runner counts them (every solve, the prepares that failed), but from the rows: a shard's
-    manifest counts only its last session's, and a shard that was resumed had several."""
-    counted: dict[str, int] = {}
-    for line in lines:
-        row = json.loads(line)
-        if row.get("phase") == "solve" or (row.get("phase") == "prepare" and row.get("status") != "ok"):
-            counted[row["status"]] = counted.get(row["status"], 0) + 1
-    return counted
-
-
 def complete_lines(rows_path: Path) -> list[str]:
     """The rows of a shard, without the partial last line a crash can leave (a resume would cut it too)."""
     if not rows_path.exists():
@@ -301,60 +582,6 @@ def complete_lines(rows_path: Path) -> list[str]:
         except json.JSONDecodeError:
             lines.pop()
     return lines
-
-
-def _merged_manifest(into: Path, manifests: list[dict[str, Any]], merged_from: list[dict[str, Any]]) -> dict[str, Any]:
-    first = manifests[0]
-    graphs: dict[str, Any] = {}
-    for manifest in manifests:
-        for label, record in (manifest.get("graphs") or {}).items():
-            earlier = graphs.get(label)
-            if earlier is None:
-                graphs[label] = dict(record)
-                continue
-            for key in ("sources", "stand_in_for", "n", "m"):
-                if earlier.get(key) != record.get(key):
-                    raise UserError(f"cannot merge: graph {label!r} has other {key} in run {manifest.get('run_id')} "
-                                    f"than in an earlier shard (did one machine have the real graph and another "
-                                    f"its stand-in?)")
-            if "variant_order" in earlier or "variant_order" in record:  # each shard ran its cells of one order
-                seed = ((first.get("config") or {}).get("sources") or {}).get("seed", 1)
-                names = {*earlier.get("variant_order", []), *record.get("variant_order", [])}
-                earlier["variant_order"] = variant_run_order(names, seed, label)
-    config = {key: value for key, value in (first.get("config") or {}).items() if key != "shard"}
-    # the device constants of the first shard that measured them (a record without "available" is a measurement)
-    measured = next((m["roofline"] for m in manifests
-                     if m.get("roofline") and m["roofline"].get("available", True)), first.get("roofline"))
-    # likewise the energy meter's record: the first shard where NVML could measure
-    energy = next((m["energy"] for m in manifests if (m.get("energy") or {}).get("available")), first.get("energy"))
-    complete = all(manifest.get("status") == "complete" for manifest in manifests)
-    merged = {key: value for key, value in first.items()
-              if key not in ("shard", "resumed", "code_changes", "not_loaded", "error")}
-    merged.update({
-        "run_id": into.name, "config": config, "config_hash": first["shard"]["config_hash"],
-        "started": min(str(m.get("started") or "") for m in manifests) or None,
-        "finished": max(str(m.get("finished") or "") for m in manifests) or None,
-        "status": "complete" if complete else "incomplete",
-        "graphs": graphs, "roofline": measured,
-        **({"energy": energy} if energy is not None else {}),
-        "skipped": {name: why for manifest in manifests for name, why in (manifest.get("skipped") or {}).items()},
-        "merged_from": merged_from,
-    })
-    # Shards that ran other code than the first (or were resumed with other code) are recorded as a resume with
-    # other code is, so the report names every digest behind its rows.
-    changes = [change for manifest in manifests for change in manifest.get("code_changes", [])]
-    changes += [{"at": manifest.get("started"), "sha256": _code_digest(manifest), "run_id": manifest.get("run_id")}
-                for manifest in manifests[1:] if _code_digest(manifest) not in (None, _code_digest(first))]
-    if changes:
-        merged["code_changes"] = changes
-    not_loaded = {label: why for manifest in manifests for label, why in (manifest.get("not_loaded") or {}).items()}
-    if not_loaded:  # any shard's graph that failed to load: `run --workers` exits with status 2 for it
-        merged["not_loaded"] = not_loaded
-    return merged
-
-
-def _code_digest(manifest: dict[str, Any]) -> str | None:
-    return ((manifest.get("provenance") or {}).get("code") or {}).get("sha256")
 
 
 def shard_dirs_in(folder: Path) -> list[Path]:
@@ -371,10 +598,9 @@ def shard_dirs_in(folder: Path) -> list[Path]:
     return found
 
 
-def describe_split(config: Config, count: int) -> list[str]:
-    """One line per shard: its cells and its share of the expected cost, for `--dry-run`-like listings."""
-    shards = split_cells(config, count)
-    total = sum(cell.cost for shard in shards for cell in shard) or math.inf
-    return [f"shard {index}/{count}: {sum(cell.cost for cell in shard) / total:.0%} of the expected cost, "
-            f"{len(shard)} cell(s): " + ", ".join(f"{cell.graph}/{cell.variant}" for cell in shard)
-            for index, shard in enumerate(shards, start=1)]
+__all__ = [
+    "Cell", "IMPLEMENTATION_WEIGHTS", "MeasuredCosts", "Piece", "Split", "apply_shard", "complete_lines",
+    "config_cells", "describe_split", "estimated_arcs", "measured_costs", "merge_shards", "parse_shard",
+    "queue_split", "restore_shard", "row_statuses", "select_shard", "shard_dirs_in", "shard_pieces",
+    "shard_run_id", "spec_arcs", "split_cells", "spread_split",
+]

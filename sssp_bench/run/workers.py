@@ -1,10 +1,17 @@
 """One worker per GPU on Dask: `run CONFIG --workers N` (a cluster of N worker processes on this machine) or
 `--scheduler ADDRESS` (a running dask.distributed cluster, e.g. one `dask-cuda-worker` per GPU on several nodes).
 
-The config is split into shards (shards.py; by default one per worker) and each shard is one Dask task that runs
-its cells through the ordinary runner into its own run folder, `RUN/shards/RUN-shard-I-of-N/`, so every solve is
-timed and verified as `run` does it. When every shard is done they are merged into RUN itself (shards.merge_shards),
-a run folder that `report` and `compare` read as if one process had run the whole config.
+The config is split into tasks (shards.py's `queue` split: many smaller tasks, each on one graph, in the order the
+unsplit run runs them, shrinking towards the end; `--shards S`: the `spread` split into S shards instead), kept in
+`RUN/split.json`, and each task is one Dask task that runs its pieces (whole cells or source ranges of them) through
+the ordinary runner into its own run folder, `RUN/shards/RUN-shard-I-of-N/`, so every solve is timed and verified
+as `run` does it. Workers pull tasks as they finish one (the local cluster's scheduler hands a worker its next task
+only then: distributed.scheduler.worker-saturation 1.0), so one expensive cell no longer keeps one worker busy while
+the others idle. A worker process keeps what it loaded between its tasks (runner.ProcessMemo: the last graph, its
+relax pass, the device constants), and every task reads the per-graph cache (per_graph.py), so a task on a graph
+the worker has seen costs little to start. When every task is done they are merged into RUN itself
+(shards.merge_shards), a run folder that `report` and `compare` read as if one process had run the whole config;
+its `timing` adds the coordinator's own clock (Dask's start, the preflight, the merge, elapsed_s end to end).
 
 Each worker is pinned to one GPU: dask-cuda's LocalCUDACluster where it is installed, else our own Nanny processes
 each started with CUDA_VISIBLE_DEVICES set to one device; on a machine without a GPU the workers are plain
@@ -15,7 +22,8 @@ cores and memory bandwidth, so their times are only as clean as the machine is i
 A worker that dies (a crash, a kill, a node lost) loses at most the solve it was in: the runner appended every
 finished solve to rows.jsonl at once, the scheduler hands the task to another worker, and the task resumes the
 shard's folder (`--resume` semantics: finished solves are skipped, a half-written last line is cut), so nothing is
-lost and nothing runs twice. A lock on the shard's folder keeps two live processes from ever writing it together.
+lost and nothing runs twice; a task is one shard folder, so this holds for source-range tasks as for whole
+cells. A lock on the shard's folder keeps two live processes from ever writing it together.
 Each attempt at a shard is appended to its `attempts.jsonl` (pid, host, worker, GPU, start time), so the
 retry is on record. `--resume RUN` continues every shard of an interrupted RUN the same way.
 """
@@ -31,13 +39,15 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..errors import UserError
 from .config import Config
-from .runner import RunOutcome, Runner, new_run_id, resume_run
+from ..jsonfile import read_json, write_json_atomic
+from .runner import PROCESS_MEMO, RunOutcome, Runner, new_run_id, resume_run
 from . import shards
 
 DASK_HINT = "pip install 'sssp-bench[dask]'"
@@ -88,6 +98,17 @@ def connect(workers: int | None, scheduler: str | None, gpus: list[str],
 
 @contextlib.contextmanager
 def _local_cluster(workers: int, gpus: list[str], log: Callable[[str], None]) -> Iterator[Any]:
+    import dask
+
+    # A worker gets its next task only when it finishes one (the default, 1.1, hands a one-thread worker two), so
+    # the tasks go to whichever worker is idle, in the order they were submitted.
+    with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
+        with _started_cluster(workers, gpus, log) as cluster:
+            yield cluster
+
+
+@contextlib.contextmanager
+def _started_cluster(workers: int, gpus: list[str], log: Callable[[str], None]) -> Iterator[Any]:
     from distributed import LocalCluster, Nanny, Scheduler, SpecCluster
 
     quiet = {"dashboard_address": None}  # no web dashboard: nothing to bind, nothing to install
@@ -128,13 +149,16 @@ def preflight(config: Config) -> None:
 
 def run_on_workers(config: Config, workers: int | None = None, scheduler: str | None = None,
                    shard_count: int | None = None, run_id: str | None = None, resume_dir: Path | None = None,
-                   log: Callable[[str], None] | None = None, gpus: list[str] | None = None) -> RunOutcome:
-    """Run every shard of `config` on Dask workers and merge them into one run folder (returned in the outcome).
+                   log: Callable[[str], None] | None = None, gpus: list[str] | None = None,
+                   measured: shards.MeasuredCosts | None = None) -> RunOutcome:
+    """Run every task of `config` on Dask workers and merge them into one run folder (returned in the outcome).
 
     `workers`: start a cluster of that many processes here; `scheduler`: use a running cluster instead.
-    `shard_count`: how many shards (default: one per worker). `resume_dir`: an earlier run of this kind to finish.
-    `gpus`: the devices to pin workers to (default: `visible_gpus()`)."""
+    `shard_count`: the spread split into that many shards instead of the queue of tasks. `resume_dir`: an earlier
+    run of this kind to finish (with the split it began with). `gpus`: the devices to pin workers to (default:
+    `visible_gpus()`). `measured`: per-cell costs measured in an earlier run (`run --costs-from`)."""
     require_dask()
+    began = time.perf_counter()
     log = log or (lambda message: None)
     config = copy.deepcopy(config)
     config.output, config.datasets = config.output.resolve(), config.datasets.resolve()  # workers may cd elsewhere
@@ -143,10 +167,13 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
         raise UserError(f"--workers {workers}: this machine shows {len(gpus)} GPU(s) ({','.join(gpus)}); one worker "
                         f"per GPU keeps each solve's GPU to itself: use --workers {len(gpus)} or fewer")
     run_dir = _run_dir(config, run_id, resume_dir)
-    shard_count = _shard_count(run_dir, shard_count, resume_dir is not None)
+    recorded = _recorded_split(config, run_dir, shard_count) if resume_dir is not None else None
+    started = time.perf_counter()
     preflight(config)
+    preflight_s = time.perf_counter() - started
     shards_dir = run_dir / "shards"
     results: list[dict[str, Any]] = []
+    started = time.perf_counter()
     with connect(workers, scheduler, gpus, log) as client:
         from distributed import KilledWorker, as_completed
 
@@ -154,11 +181,18 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
         if not available:
             raise UserError(f"--scheduler {scheduler}: the cluster has no worker yet; start them first "
                             f"(dask-cuda-worker {scheduler}, or dask worker {scheduler})")
-        count = shard_count or available
+        cluster_s = time.perf_counter() - started
+        split = recorded or (shards.spread_split(config, shard_count, measured) if shard_count
+                             else shards.queue_split(config, available, measured))
+        count = split.count
         shards_dir.mkdir(parents=True, exist_ok=True)  # only now: a cluster that cannot be had leaves no folder
-        log(f"{run_dir}: {count} shard(s) on {available} worker(s)")
-        futures = [client.submit(run_shard, config, index, count, shards_dir, run_dir.name, pure=False,
-                                 key=f"{run_dir.name}-shard-{index}-of-{count}") for index in range(1, count + 1)]
+        if recorded is None:
+            write_json_atomic(run_dir / shards.SPLIT_FILE, {"config_hash": config.hash, **split.to_json()})
+        log(f"{run_dir}: {count} {'task' if split.method == 'queue' else 'shard'}(s) on {available} worker(s) "
+            f"({split.method} split, {shards.estimate_text(split.estimate)})")
+        futures = [client.submit(run_shard, config, index, split, shards_dir, run_dir.name, pure=False,
+                                 priority=count - index, key=f"{run_dir.name}-shard-{index}-of-{count}")
+                   for index in range(1, count + 1)]
         for future in as_completed(futures):
             try:
                 result = future.result()
@@ -168,9 +202,16 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
             results.append(result)
             log(f"shard {result['index']}/{count} done ({statuses_line(result['statuses'])}) by pid {result['pid']} "
                 f"on {result['host']}" + (f", GPU {result['gpu']}" if result["gpu"] else ""))
+    started = time.perf_counter()
     shards.merge_shards([Path(result["run_dir"]) for result in results], run_dir, log=log)
-    outcome = RunOutcome(run_dir)
     merged = json.loads((run_dir / "manifest.json").read_text())
+    if merged.get("timing") is not None:  # the coordinator's clock: the whole command, Dask and the merge included
+        merged["timing"]["coordinator"] = {"cluster_s": cluster_s, "preflight_s": preflight_s,
+                                           "merge_s": time.perf_counter() - started,
+                                           "elapsed_s": time.perf_counter() - began}
+        merged["timing"]["elapsed_s"] = merged["timing"]["coordinator"]["elapsed_s"]
+        write_json_atomic(run_dir / "manifest.json", merged)
+    outcome = RunOutcome(run_dir)
     outcome.statuses.update(merged["statuses"])
     outcome.not_loaded.update(merged.get("not_loaded") or {})  # any shard's graph that failed to load
     return outcome
@@ -187,24 +228,39 @@ def _run_dir(config: Config, run_id: str | None, resume_dir: Path | None) -> Pat
     return run_dir
 
 
-def _shard_count(run_dir: Path, requested: int | None, resuming: bool) -> int | None:
-    """On resume, the split the run began with (a different count would be a different split)."""
-    if not resuming:
-        return requested
-    began = {json.loads((folder / "manifest.json").read_text())["shard"]["count"]
-             for folder in shards.shard_dirs_in(run_dir / "shards")}
-    if len(began) > 1:
-        raise UserError(f"{run_dir}/shards: holds shards of different splits ({sorted(began)})")
-    if began and requested is not None and requested not in began:
-        raise UserError(f"--shards {requested}: {run_dir} was split into {began.pop()} shards; resume it with that")
-    return began.pop() if began else requested
+def _recorded_split(config: Config, run_dir: Path, requested: int | None) -> shards.Split:
+    """On resume, the split the run began with (RUN/split.json; a run begun before it was kept: the split its shard
+    folders record, when every shard began): another count or estimate would be another split."""
+    path = run_dir / shards.SPLIT_FILE
+    if path.is_file():
+        data = read_json(path)
+        if data.get("config_hash") != config.hash:
+            raise UserError(f"{run_dir}: was started from a different config (hash {data.get('config_hash')}, "
+                            f"{config.path} has {config.hash}); resume it with the config it was started with")
+        split = shards.Split.from_json(data)
+    else:
+        records = [read_json(folder / "manifest.json")["shard"] for folder in shards.shard_dirs_in(run_dir / "shards")]
+        counts = {int(record["count"]) for record in records}
+        if len(counts) > 1:
+            raise UserError(f"{run_dir}/shards: holds shards of different splits ({sorted(counts)})")
+        if not counts or len(records) < next(iter(counts)):
+            raise UserError(f"{run_dir}: has no {shards.SPLIT_FILE} and not every shard began; it cannot be resumed "
+                            f"with the same split (run it again)")
+        split = shards.Split("recorded", tuple(tuple(shards.shard_pieces(record)) for record in
+                                               sorted(records, key=lambda record: int(record["index"]))))
+    if requested is not None and requested != split.count:
+        raise UserError(f"--shards {requested}: {run_dir} was split into {split.count} shards; resume it with that")
+    return split
 
 
-def run_shard(config: Config, index: int, count: int, shards_dir: Path, run_name: str) -> dict[str, Any]:
-    """One Dask task: shard `index` of `count` into `shards_dir`, started, or resumed where an earlier attempt
-    (a worker that died) stopped. Returns where it ran and its statuses."""
+def run_shard(config: Config, index: int, split: shards.Split, shards_dir: Path, run_name: str) -> dict[str, Any]:
+    """One Dask task: shard `index` of `split` into `shards_dir`, started, or resumed where an earlier attempt
+    (a worker that died) stopped. Returns where it ran and its statuses. The worker process keeps its last graph,
+    relax pass and device constants for its next task (runner.ProcessMemo)."""
+    count = split.count
+    PROCESS_MEMO.keep_between_runs()
     config = copy.deepcopy(config)  # the split narrows it; the caller's copy stays whole
-    shards.select_shard(config, index, count)
+    shards.apply_shard(config, split, index)
     config.output = shards_dir
     run_id = f"{run_name}-shard-{index}-of-{count}"
     run_dir = shards_dir / run_id
@@ -224,7 +280,8 @@ def run_shard(config: Config, index: int, count: int, shards_dir: Path, run_name
                 leftover.unlink()
             # not start_run, which wants an empty folder: this one already holds the lock and attempts.jsonl
             Runner(config, run_dir, show_progress=False, log=log).run()
-    statuses = shards.row_statuses(shards.complete_lines(run_dir / "rows.jsonl"))  # every attempt's, not the last's
+    # every attempt's, not the last's
+    statuses = shards.row_statuses(json.loads(line) for line in shards.complete_lines(run_dir / "rows.jsonl"))
     return {"index": index, "count": count, "run_dir": str(run_dir), "statuses": statuses,
             "pid": attempt["pid"], "host": attempt["host"], "gpu": gpu}
 

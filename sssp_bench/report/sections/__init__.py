@@ -8,8 +8,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from . import (
-    claims, energy, failures, figures, graphs, heading, metrics, provenance, results_table, roofline, speed_targets,
-    stand_ins,
+    claims, energy, failures, figures, graphs, heading, metrics, provenance, recommendation, results_table, roofline,
+    speed_targets, stand_ins,
 )
 
 if TYPE_CHECKING:
@@ -20,6 +20,7 @@ SECTIONS: tuple[Callable[[Report], list[str]], ...] = (
     provenance.section,     # config, host, GPU, code of each run
     graphs.section,         # Table 1 and the stand-ins' footnote
     results_table.section,  # one row per graph and variant, its notes, the chart
+    recommendation.section, # which variant to pick per graph and kind: the fastest verified, the runner-up
     stand_ins.section,      # each stand-in beside its real graph: Table 1, times, the implementations' order
     roofline.section,       # the floor under each solve
     speed_targets.section,  # papers' MTEPS, scaled by bandwidth

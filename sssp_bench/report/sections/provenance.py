@@ -1,5 +1,9 @@
 """Provenance: one column per run, saying where and from what its numbers came (config, host, GPU, code), and in a
-row of its own whether that code was a commit's or had uncommitted changes to the package."""
+row of its own whether that code was a commit's or had uncommitted changes to the package. Where a run's manifest
+keeps its `timing` (run/timing.py), rows saying where its wall time went: the timed solves, the host work around
+them, the verification, the per-graph preparation, the per-cell setup, the start-up and the rest; a merge of shards
+gives each part summed with each shard's, and its wall time as elapsed (the earliest shard's start to the latest
+finish, or a `--workers` run's own clock). Runs from before timing was kept show none of these rows."""
 
 from __future__ import annotations
 
@@ -18,6 +22,8 @@ def section(report: Report) -> list[str]:
     lines = ["## Provenance", "", "| | " + " | ".join(markdown_cell(r) for r in report.run_ids) + " |",
              "|---|" + "---|" * len(report.run_ids)]
     per_run = [_provenance_rows(manifest) for manifest in report.manifests]
+    if any(isinstance(manifest.get("timing"), dict) for manifest in report.manifests):
+        per_run = [rows + timing_rows(manifest.get("timing")) for rows, manifest in zip(per_run, report.manifests)]
     for position, (key, _) in enumerate(per_run[0]):
         lines.append(f"| {key} | " + " | ".join(markdown_cell(rows[position][1]) for rows in per_run) + " |")
     return lines + [""]
@@ -96,3 +102,73 @@ def _provenance_rows(manifest: dict[str, Any]) -> list[tuple[str, str]]:
         ("Python", str(provenance.get("python") or "-")),
         ("packages", ", ".join(f"{name} {version}" for name, version in packages.items() if version) or "-"),
     ]
+
+
+TIMING_ROWS = ("wall time", "timed solves", "around the solves", "verification", "per-graph preparation",
+               "per-cell setup", "start-up", "other")
+
+
+def timing_rows(timing: Any) -> list[tuple[str, str]]:
+    """The rows of TIMING_ROWS for a manifest's `timing` ("-" each where it has none)."""
+    if not isinstance(timing, dict):
+        return [(name, "-") for name in TIMING_ROWS]
+    parts = [timing] + list(timing.get("shards") or [])  # the summed totals first, then each shard's
+
+    def seconds(name: str) -> list[float]:
+        return [float(part.get(name) or 0.0) for part in parts]
+
+    def around(part: dict[str, Any]) -> float:
+        return max(0.0, float(part.get("solve_loop_s") or 0.0) - float(part.get("solve_s") or 0.0)
+                   - float(part.get("verify_s") or 0.0))
+
+    def value(values: list[float]) -> str:
+        total, each = values[0], values[1:]
+        if not each:
+            return seconds_text(total)
+        if len(each) <= 8:
+            return f"{seconds_text(total)} ({' + '.join(seconds_text(item) for item in each)})"
+        return f"{seconds_text(total)} (over {len(each)} shards, at most {seconds_text(max(each))})"
+
+    checked = float(timing.get("solve_s") or 0.0) + float(timing.get("verify_s") or 0.0)
+    ratio = f", {float(timing.get('wall_s') or 0.0) / checked:.2f}x the timed solves and verification" if checked \
+        else ""
+    if timing.get("shards"):
+        coordinator = timing.get("coordinator") or {}
+        elapsed = timing.get("elapsed_s")
+        wall = (f"{seconds_text(elapsed)} elapsed; " if elapsed is not None else "") + \
+            f"{len(timing['shards'])} shards: {value(seconds('wall_s'))}{ratio}"
+        if coordinator:
+            wall += (f"; Dask started in {seconds_text(coordinator.get('cluster_s'))}, merged in "
+                     f"{seconds_text(coordinator.get('merge_s'))}")
+    else:
+        wall = f"{seconds_text(timing.get('wall_s'))}{ratio}"
+        if int(timing.get("sessions") or 1) > 1:
+            wall += f" ({timing['sessions']} sessions)"
+    graph_parts = timing.get("graph_parts") or {}
+    graph = value(seconds("graph_s"))
+    if graph_parts:
+        graph += ": " + ", ".join(f"{name} {seconds_text(graph_parts.get(key))}" for name, key in (
+            ("loading", "load_s"), ("sources", "sources_s"), ("roofline", "roofline_s"),
+            ("references", "references_s")))
+    other = value([sum(float(part.get(name) or 0.0) for name in ("other_s", "device_s", "energy_s"))
+                   for part in parts])
+    if timing.get("device_s") or timing.get("energy_s"):
+        other += (f": device constants {seconds_text(timing.get('device_s'))}, energy phases "
+                  f"{seconds_text(timing.get('energy_s'))}, the rest {seconds_text(timing.get('other_s'))}")
+    return [
+        ("wall time", wall),
+        ("timed solves", value(seconds("solve_s"))),
+        ("around the solves", value([around(part) for part in parts]) + " (launch, copy-back, rows)"),
+        ("verification", value(seconds("verify_s"))),
+        ("per-graph preparation", graph),
+        ("per-cell setup", value(seconds("setup_s")) + " (prepare, warm-up)"),
+        ("start-up", value(seconds("startup_s"))),
+        ("other", other),
+    ]
+
+
+def seconds_text(seconds: Any) -> str:
+    """Seconds as the Provenance rows write them: two decimals below a second, one above."""
+    if seconds is None:
+        return "-"
+    return f"{float(seconds):.2f} s" if float(seconds) < 1 else f"{float(seconds):.1f} s"

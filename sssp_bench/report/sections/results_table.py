@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...results.numbers import format_number, format_percent
+from ...results.recommend import EXTERNAL_IMPLEMENTATIONS
 from ..plot import CHART_NAME, chart_title
 from ..text import (
     STAND_IN_MARK, all_pairs_mark, best_cpu_cell, graph_cell, markdown_cell, speedup_cell, speedup_notes,
@@ -71,7 +72,6 @@ def section(report: Report) -> list[str]:
 
 
 EXTERNAL_MARK = "§"  # after the name of a variant that is an external program (impls/external.py)
-EXTERNAL_IMPLEMENTATIONS = ("external", "external-bfs")
 EXTERNAL_CLOCKS = {
     "program": "the time the program reported itself (its `time` rule)",
     "process": "the wall time of its process, from spawn to exit (start-up and reading the graph file included)",

@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# Issue 38's scale-out measurement, one device-machine call on a host with N or more GPUs:
+#   experiments/harness/scaleout.sh N [N2 ...]        # e.g. `2` on nvidia-h100-x2, `2 4` or `4` on nvidia-h100-x4
+# Carry `.whl` (the Dask wheels, README.md) and, for the real graphs, `.carry` (datasets/USA-road-d.NY.gr.gz and
+# datasets/soc-Epinions1.txt.gz, a --mirror for `sssp-bench fetch`; gitdir, the session's .git, restored over the
+# device copy's only with RESTORE_GITDIR=1, so the manifests name the commit). Without them the config's stand-ins
+# run and the --workers steps are skipped, each said so. SKIP_INSTALL=1 skips `pip install -e .` (a checkout that
+# has it, e.g. a dry run on CPU with CONFIG set to a CPU config and a stand-in nvidia-smi on PATH).
+#
+# What it runs, every run of the same config (CONFIG, default experiments/harness/issue38-scaleout.yaml) into
+# /tmp/scaleout/runs, its wall time taken here from the command's start to its end:
+#   warmup       one GPU: generates and converts the graphs, compiles the kernels, fills the per-graph cache
+#                (references, hop depths) and measures per-cell costs; not timed for the targets
+#   one-gpu      one GPU, warm: the baseline every ratio divides by
+# and for each N:
+#   shards-N     N `run --shard I/N` in parallel, CUDA_VISIBLE_DEVICES=I-1 each, split by the config's estimate,
+#                then `merge` (the wall time includes the merge)
+#   measured-N   the same, split by the costs the warm-up run measured (`--costs-from`)
+#   workers-N    `run --workers N` (Dask, one worker per GPU, the queue of tasks)
+#   killed-2     (N = 2) `run --workers 2` again, one worker SIGKILLed in the middle of a task; then its merged
+#                counts are checked against workers-2's: every solve once, the same statuses, nothing lost
+# It prints a table of wall times (and each one over one-gpu's), one-gpu's wall-time breakdown from its manifest,
+# and writes $OUT/scaleout.txt (the same) and $OUT/scaleout-runs.tgz: the run folders (shards included, logs
+# beside them) and records/<date>-<gpu>-issue38-scaleout-<N>/ (sssp-bench record of one-gpu and the N runs; move
+# it under experiments/harness/measured/ once the code it ran is committed).
+set -uo pipefail
+export PYTHONUNBUFFERED=1
+cd "$(dirname "$0")/../.." || exit 1
+[ $# -ge 1 ] || { echo "usage: $0 N [N2 ...] (GPUs per scale-out step)"; exit 2; }
+counts=("$@")
+config=${CONFIG:-experiments/harness/issue38-scaleout.yaml}
+out=${OUT:-/tmp/out}
+work=/tmp/scaleout
+runs=$work/runs
+export SSSP_BENCH_DATASETS=$work/datasets
+mkdir -p "$out" "$runs" "$SSSP_BENCH_DATASETS"
+summary=$out/scaleout.txt
+: > "$summary"
+say() { echo "$*" | tee -a "$summary"; }
+now() { date +%s.%N; }
+
+# The session's .git, so the manifests name the commit (experiments/README.md): only when asked (RESTORE_GITDIR=1, on
+# the device's copy of the tree), never by default: in a working checkout it would replace the real .git.
+if [ "${RESTORE_GITDIR:-0}" = 1 ] && [ -d .carry/gitdir ]; then
+  rm -rf .git.device && { [ ! -e .git ] || mv .git .git.device; } && cp -r .carry/gitdir .git \
+    && git update-index -q --refresh
+  say "commit $(git rev-parse --short HEAD), $(git status --short | wc -l) changed files"
+fi
+if [ "${SKIP_INSTALL:-0}" != 1 ]; then
+  python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || { say "install failed"; exit 1; }
+fi
+dask=0
+if python3 -c "import distributed" 2>/dev/null; then
+  dask=1
+elif ls .whl/*.whl >/dev/null 2>&1 && python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site \
+    .whl/*.whl >/dev/null 2>&1; then
+  export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+  python3 -c "import distributed" 2>/dev/null && dask=1
+fi
+[ "$dask" = 1 ] || say "no Dask (carry .whl, built for this Python: $(python3 -V)): the --workers steps are skipped"
+gpus=$(nvidia-smi -L | grep -c '^GPU ')
+device=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+short=$(echo "$device" | grep -oiE 'h100|h200|a100|l40s|b200' | head -1 | tr 'A-Z' 'a-z')
+say "$gpus x $device; python $(python3 -V 2>&1 | cut -d' ' -f2); config $config"
+for n in "${counts[@]}"; do
+  [ "$n" -le "$gpus" ] || { say "N=$n: this host has only $gpus GPU(s)"; exit 2; }
+done
+if [ -d .carry/datasets ]; then
+  sssp-bench fetch USA-road-d.NY soc-Epinions1 --mirror .carry/datasets --no-progress >/dev/null 2>&1 \
+    && say "fetched USA-road-d.NY and soc-Epinions1 from .carry/datasets" || say "fetch failed: stand-ins run"
+else
+  say "no .carry/datasets: the stand-ins of USA-road-d.NY and soc-Epinions1 run"
+fi
+
+declare -A wall
+order=()
+timed() {  # timed NAME COMMAND...: run it under STEP_SECONDS, its output logged beside the runs, its wall time kept
+  local name=$1; shift
+  local started; started=$(now)
+  timeout "${STEP_SECONDS:-300}" "$@" > "$runs/$name.log" 2>&1
+  local status=$?
+  wall[$name]=$(awk -v a="$started" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+  order+=("$name")
+  say "$(printf '%-12s %7.1f s  exit %s  %s' "$name" "${wall[$name]}" "$status" "$(tail -n 1 "$runs/$name.log")")"
+}
+
+timed warmup env CUDA_VISIBLE_DEVICES=0 sssp-bench run "$config" --output "$runs" --run-id warmup --no-progress
+timed one-gpu env CUDA_VISIBLE_DEVICES=0 sssp-bench run "$config" --output "$runs" --run-id one-gpu --no-progress
+
+sharded() {  # sharded NAME N [run options]: N shards in parallel, one GPU each, then merge
+  local name=$1 n=$2; shift 2
+  local pids=()
+  for index in $(seq 1 "$n"); do
+    CUDA_VISIBLE_DEVICES=$((index - 1)) sssp-bench run "$config" --shard "$index/$n" --output "$runs/$name-shards" \
+      --run-id "$name-shard-$index" --no-progress "$@" > "$runs/$name-shard-$index.log" 2>&1 &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  sssp-bench merge "$runs/$name-shards" --into "$runs/$name"
+}
+export -f sharded
+export config runs
+
+kill_one_worker() {  # the killed-2 run: SIGKILL the worker of the first task caught running with 5 solves done
+  local run_dir=$runs/killed-2
+  CUDA_VISIBLE_DEVICES=0,1 sssp-bench run "$config" --workers 2 --output "$runs" --run-id killed-2 --no-progress \
+    > "$runs/killed-2.log" 2>&1 &
+  local coordinator=$!
+  python3 - "$run_dir" <<'EOF' >> "$runs/killed-2.log" 2>&1
+import json, os, signal, sys, time
+from pathlib import Path
+shards = Path(sys.argv[1]) / "shards"
+deadline = time.monotonic() + 240
+while time.monotonic() < deadline:
+    for task in sorted(shards.glob("*")) if shards.is_dir() else []:
+        try:
+            manifest = json.loads((task / "manifest.json").read_text())
+            solves = sum('"phase": "solve"' in line for line in (task / "rows.jsonl").read_text().splitlines())
+            pid = json.loads((task / "attempts.jsonl").read_text().splitlines()[0])["pid"]
+        except (OSError, ValueError, IndexError, KeyError):
+            continue
+        if manifest.get("status") == "running" and solves >= 5:
+            os.kill(pid, signal.SIGKILL)
+            print(f"killed worker pid {pid} in {task.name} after {solves} solves", flush=True)
+            sys.exit(0)
+    time.sleep(0.02)
+print("no task was caught running: nothing killed", flush=True)
+EOF
+  wait $coordinator
+}
+export -f kill_one_worker
+
+for n in "${counts[@]}"; do
+  visible=$(seq -s, 0 $((n - 1)))
+  timed "shards-$n" bash -c "sharded shards-$n $n"
+  timed "measured-$n" bash -c "sharded measured-$n $n --costs-from $runs/warmup"
+  if [ "$dask" = 1 ]; then
+    timed "workers-$n" env CUDA_VISIBLE_DEVICES="$visible" sssp-bench run "$config" --workers "$n" --output "$runs" \
+      --run-id "workers-$n" --no-progress
+    if [ "$n" = 2 ]; then
+      timed killed-2 bash -c kill_one_worker
+    fi
+  fi
+done
+
+python3 - "$runs" "${counts[@]}" <<'EOF' | tee -a "$summary"
+"""The table: each run's wall time (this script's clock), over one-gpu's, its solves and statuses; one-gpu's
+breakdown; the kill check."""
+import json, sys
+from pathlib import Path
+
+runs, counts = Path(sys.argv[1]), sys.argv[2:]
+
+def manifest(name):
+    path = runs / name / "manifest.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+def solve_rows(name):
+    path = runs / name / "rows.jsonl"
+    if not path.is_file():
+        return []
+    return [row for row in map(json.loads, path.read_text().splitlines()) if row["phase"] == "solve"]
+
+print()
+print(f"{'run':<12} {'solves':>6} {'verified':>8}  statuses")
+for name in ["one-gpu"] + [f"{kind}-{n}" for n in counts for kind in ("shards", "measured", "workers")] + ["killed-2"]:
+    rows = solve_rows(name)
+    if not rows:
+        continue
+    verified = sum(row["status"] == "ok" and row["certificate"] and row["reference"] is not False for row in rows)
+    print(f"{name:<12} {len(rows):>6} {verified:>8}  {(manifest(name) or {}).get('statuses')}")
+one = (manifest("one-gpu") or {}).get("timing")
+if one:
+    checked = one["solve_s"] + one["verify_s"]
+    parts = one["graph_parts"]
+    print(f"\none-gpu breakdown: wall {one['wall_s']:.1f} s = {one['wall_s'] / checked:.2f}x (timed solves "
+          f"{one['solve_s']:.1f} s + verification {one['verify_s']:.1f} s); around the solves "
+          f"{one['solve_loop_s'] - one['solve_s'] - one['verify_s']:.1f} s (end to end {one['end_to_end_s']:.1f} s); "
+          f"per-graph {one['graph_s']:.1f} s (load {parts['load_s']:.1f}, sources {parts['sources_s']:.1f}, roofline "
+          f"{parts['roofline_s']:.1f}, references {parts['references_s']:.1f}); per-cell setup {one['setup_s']:.1f} s; "
+          f"start-up {one['startup_s']:.1f} s; device constants {one['device_s']:.1f} s; other {one['other_s']:.1f} s")
+for name in [f"{kind}-{n}" for n in counts for kind in ("shards", "measured", "workers")]:
+    timing = (manifest(name) or {}).get("timing")
+    if timing:
+        shards = ", ".join(f"{shard['wall_s']:.1f}" for shard in timing["shards"])
+        print(f"{name}: elapsed {timing.get('elapsed_s', 0):.1f} s; per shard/task wall {shards} s; summed solves "
+              f"{timing['solve_s']:.1f} s, verification {timing['verify_s']:.1f} s, per-graph {timing['graph_s']:.1f} s, "
+              f"setup {timing['setup_s']:.1f} s, start-up {timing['startup_s']:.1f} s")
+killed, whole = solve_rows("killed-2"), solve_rows("workers-2")
+if killed and whole:
+    key = lambda row: (row["graph"], row["variant"], row["repetition"], row["source_index"])
+    keys = [key(row) for row in killed]
+    attempts = sum(len(entry.get("attempts") or []) for entry in manifest("killed-2")["merged_from"])
+    tasks = len(manifest("killed-2")["merged_from"])
+    same = sorted(keys) == sorted(key(row) for row in whole)
+    print(f"\nkill check: {len(keys)} solves ({len(keys) - len(set(keys))} twice), workers-2 {len(whole)}; the same "
+          f"solves: {'yes' if same else 'NO'}; statuses {manifest('killed-2')['statuses']} vs "
+          f"{manifest('workers-2')['statuses']}: {'equal' if manifest('killed-2')['statuses'] == manifest('workers-2')['statuses'] else 'DIFFERENT'}; "
+          f"{attempts} attempts at {tasks} tasks (one retried: {'yes' if attempts == tasks + 1 else 'no'})")
+EOF
+
+say ""
+say "wall time over one-gpu's (${wall[one-gpu]} s; targets: 2 GPUs <= 0.55x, 4 GPUs <= 0.30x):"
+for name in "${order[@]}"; do
+  case $name in warmup|one-gpu) continue ;; esac
+  say "$(awk -v n="$name" -v w="${wall[$name]}" -v o="${wall[one-gpu]}" 'BEGIN { printf "  %-12s %7.1f s  %.2fx", n, w, w / o }')"
+done
+
+date=$(date +%Y-%m-%d)
+mkdir -p "$work/records"
+for n in "${counts[@]}"; do
+  members=("$runs/one-gpu")
+  for kind in shards measured workers; do [ -f "$runs/$kind-$n/manifest.json" ] && members+=("$runs/$kind-$n"); done
+  [ "$n" = 2 ] && [ -f "$runs/killed-2/manifest.json" ] && members+=("$runs/killed-2")
+  sssp-bench record "${members[@]}" --into "$work/records/$date-${short:-gpu}-issue38-scaleout-$n" >/dev/null 2>&1 \
+    || say "record of N=$n failed"
+done
+cp "$summary" "$work/scaleout.txt"
+tar czf "$out/scaleout-runs.tgz" -C "$work" runs records scaleout.txt
+say "wrote $out/scaleout.txt and $out/scaleout-runs.tgz ($(du -h "$out/scaleout-runs.tgz" | cut -f1))"
