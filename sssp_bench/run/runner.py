@@ -7,7 +7,9 @@ timed by the runner: a CPU implementation by the host clock around solve + synch
 (device "gpu") by CUDA events recorded around solve on the current stream (distance initialisation included,
 the graph upload, done in prepare, excluded), the row's `timer` saying which; an external program
 (impls/external.py) by the host clock around its process (timer "process"), or by the time it reports itself
-("program"). The distance copy-back counts only in the host-clock `end_to_end_s`. Each solve is then checked by the certificate (on the device, in
+("program"). The distance copy-back counts only in the host-clock `end_to_end_s`, and happens only where a check
+needs the distances on the host: a GPU result that the device certificate checks, at a source without a reference
+compare, stays on the device, its reached vertices and arcs counted there. Each solve is then checked by the certificate (on the device, in
 `gpu.certificate`, when the distances are a CuPy array; on the host otherwise), compared with the reference on
 the sampled sources (on the host; the row's `certificate_device` says where the certificate ran), and appended
 to `rows.jsonl` at once. A reported negative cycle is checked at every source: a wrong answer on a graph with no
@@ -504,6 +506,7 @@ class Runner:
         references: dict[tuple[str, int], Any] = {}
         with self.timing.measure_graph("load_s"):
             self.out_degrees = graph.out_degrees()  # for the reached-arc count of every solve on this graph
+            self.device_out_degrees = None  # their device copy, made at the first result counted on the device
         try:
             for variant in self._variant_order(entry.label):
                 interrupts.raise_if_requested()
@@ -511,6 +514,7 @@ class Runner:
         finally:
             with self.timing.measure_graph("load_s"):
                 device_certificate.release()
+                self.device_out_degrees = None
                 gpu_runtime.release_device_graphs()  # the next graph gets the device memory (no-op without CuPy)
             self.manifest["graphs"][entry.label]["per_graph_cache"] = self.per_graph.record()
             write_json_atomic(self.manifest_path, self.manifest)
@@ -700,7 +704,13 @@ class Runner:
                 end_event = gpu_runtime.record_event()
             implementation.synchronize()
             solved = time.perf_counter()
-            distances = canonical_distances(result)
+            # The host copy only where a check needs it: a device result the device certificate checks, on a source
+            # without a reference compare, is counted on the device (reached_on_device) and never copied
+            kind = type(implementation).kind
+            on_device = (index >= config.reference_sources and not isinstance(implementation, ExternalProgram)
+                         and device_certificate.is_device_array(result.distances)
+                         and device_certificate.supports(graph, result.distances, result.unreached, kind)[0])
+            distances = None if on_device else canonical_distances(result)
             copied = time.perf_counter()
             solve_s = gpu_runtime.elapsed_seconds(start_event, end_event) if events else solved - started
         except Exception as error:
@@ -727,14 +737,17 @@ class Runner:
             row.update(status="timeout", message=f"took {time_s:.3g} s, over the {config.time_limit:g} s time limit")
             return row
 
-        kind = type(implementation).kind
-        if len(distances) != graph.n:
+        returned = len(result.distances) if distances is None else len(distances)
+        if returned != graph.n:
             row.update(status="wrong_answer", certificate=False,
-                       message=f"returned {len(distances)} distances for {graph.n} vertices")
+                       message=f"returned {returned} distances for {graph.n} vertices")
             return row
-        reached = np.isfinite(distances)
-        reached_arcs = int(self.out_degrees[reached].sum())
-        row.update(reached_vertices=int(reached.sum()), reached_arcs=reached_arcs,
+        if distances is None:
+            reached_vertices, reached_arcs = self._reached_on_device(result)
+        else:
+            reached = np.isfinite(distances)
+            reached_vertices, reached_arcs = int(reached.sum()), int(self.out_degrees[reached].sum())
+        row.update(reached_vertices=reached_vertices, reached_arcs=reached_arcs,
                    mteps=reached_arcs / time_s / 1e6 if time_s > 0 else None)
         verify_started, references_before = time.perf_counter(), self.timing.graph_parts["references_s"]
         try:
@@ -745,9 +758,19 @@ class Runner:
             self.timing.add("verify_s", verify_s)
             self.cell_clock["verify_s"] += verify_s
 
+    def _reached_on_device(self, result: SolveResult) -> tuple[int, int]:
+        """(reached vertices, their out-arcs) of a device result, by two reductions on the device (the graph's
+        out-degrees uploaded once per graph), instead of a copy of the distances to the host."""
+        cp = gpu_runtime.cupy_module()
+        if self.device_out_degrees is None:
+            self.device_out_degrees = cp.asarray(self.out_degrees)
+        reached = result.distances != result.unreached
+        return int(cp.count_nonzero(reached)), int(cp.sum(self.device_out_degrees * reached))
+
     def _verify(self, loaded: LoadedGraph, row: dict[str, Any], source: int, index: int, result: SolveResult,
-                distances: np.ndarray, kind: str, references: dict) -> dict[str, Any]:
-        """The certificate, and the reference compare on the sampled sources: the row's verdict."""
+                distances: np.ndarray | None, kind: str, references: dict) -> dict[str, Any]:
+        """The certificate, and the reference compare on the sampled sources: the row's verdict. `distances` is
+        None where the result stayed on the device (no reference compare at this source)."""
         config, graph = self.config, loaded.graph
         check, row["certificate_device"] = self._certificate(graph, source, result, distances, kind)
         row["certificate"] = bool(check.ok)
@@ -808,7 +831,7 @@ class Runner:
                 record[graph_format] = export
         write_json_atomic(self.manifest_path, self.manifest)
 
-    def _certificate(self, graph, source: int, result: SolveResult, distances: np.ndarray,
+    def _certificate(self, graph, source: int, result: SolveResult, distances: np.ndarray | None,
                      kind: str) -> tuple[verify.CheckResult, str]:
         """The certificate and where it ran: on the device for a CuPy distance array it supports, else the host."""
         if device_certificate.is_device_array(result.distances):
@@ -819,6 +842,8 @@ class Runner:
                                                           kind), "gpu"
                 except Exception as error:  # the host certificate still decides
                     self.log(f"device certificate failed ({error.__class__.__name__}: {error}); checked on the host")
+        if distances is None:  # the device certificate failed: the host one decides, on a copy
+            distances = canonical_distances(result)
         return verify.certificate(graph, source, distances, kind=kind), "cpu"
 
     def _reference(self, loaded: LoadedGraph, kind: str, source: int, references: dict):
