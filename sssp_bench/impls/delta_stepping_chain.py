@@ -20,13 +20,13 @@ out-degree 5, else 4; 14,908 on NY), raised where needed so that max weight / de
 SLOT_LIMIT slots. chain: the most hops a lane relaxes after its entry (0: every improvement is pushed). blocks: the
 grid (0: one block per SM); block: threads per block (at most 256: the kernel holds a vertex's arcs in registers).
 
-Measured on an H100 (experiments/roads/notes.md, 3 to 10 sources, every solve verified): USA-road-d.NY 8.45 to
-8.66 ms at delta 10,000 to 15,000, against delta-stepping-cluster's 5.88 and hbf's 6.51 in the same call; road-2M far
-slower (139 ms in the first version, against the cluster's 14.2). It is work-efficient (1.33 to 1.49 vertices relaxed
-per reached vertex on NY at those deltas) but a hop costs about 3.5 us of a lane's time and only 150 to 250 lanes
-are busy at once on average: the bucket's frontier, not the GPU, bounds the parallelism, and each hop is three
-dependent rounds of memory plus the warp's divergence. It does not meet issue 35's targets; the notes say what
-was tried and what the profile points to.
+Measured on an H100 (experiments/roads/measured/2026-11-27-h100-issue35-roads, 100 sources, every solve verified):
+USA-road-d.NY 9.19 ms at its defaults (8.45 at delta 10,000 in a probe), USA-road-pace.NE (uniform 1..1000) 32.0 ms,
+road-2M 36.1 ms, against delta-stepping-cluster's 5.96, 13.9 and 14.2. It is work-efficient (1.35 to 1.49 vertices
+relaxed per reached vertex), but a hop costs about 3.5 us of a lane's time and only 150 to 250 lanes are busy at once
+on average: the bucket's frontier, not the GPU, bounds the parallelism, and each hop is three dependent rounds of
+memory plus the warp's divergence. It does not meet issue 35's targets; experiments/roads/notes.md says what was
+tried and what the profile points to.
 
 Made for high-diameter, low-degree graphs: a lane relaxes its vertex's arcs one after another, so a vertex of
 thousands of arcs holds one lane for all of them (`recommended_for` says where the report may recommend it).
