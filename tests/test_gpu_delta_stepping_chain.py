@@ -51,6 +51,14 @@ def test_chains_off_short_and_unbounded_give_the_same_distances(spec, chain):
     check(graph, some_sources(graph, 3), chain=chain)
 
 
+@pytest.mark.parametrize("stripes", [1, 3, 32])
+@pytest.mark.parametrize("spec", ["road:n=5000,seed=10", "grid:rows=40,cols=50,seed=5", "rmat:n=4096,m=65536,seed=3"])
+def test_one_to_many_stripes_per_bucket(spec, stripes):
+    graph = generate(spec)
+    results = check(graph, some_sources(graph, 3), stripes=stripes)
+    assert all(counters["stripes"] == stripes for _, _, counters, _ in results)
+
+
 @pytest.mark.parametrize("blocks,block", [(1, 64), (1, 256), (4, 128), (0, 128)])
 def test_one_block_to_a_full_wave(blocks, block):
     graph = generate("road:n=20000,seed=3")

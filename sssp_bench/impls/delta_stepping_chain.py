@@ -15,36 +15,40 @@ delta_stepping_chain.cu has the protocol: entries carry the low 32 bits of the d
 relaxer drops an entry whose vertex was lowered again since (its new owner relaxes it), so a vertex is relaxed once
 per improvement nobody overtook.
 
-delta: the `delta` parameter, or with 0 the shared rule (C x average weight / average out-degree, C = 32 below average
-out-degree 5, else 4; 14,908 on NY), raised where needed so that max weight / delta + 3 buckets fit the ring's
-SLOT_LIMIT slots. chain: the most hops a lane relaxes after its entry (0: every improvement is pushed). blocks: the
-grid (0: one block per SM); block: threads per block (at most 256: the kernel holds a vertex's arcs in registers).
+delta: the `delta` parameter, or with 0 four times the shared rule (C x average weight / average out-degree, C = 128
+below average out-degree 5, else 4; 59,632 on NY), raised where needed so that max weight / delta + 3 buckets fit the
+ring's SLOT_LIMIT slots. stripes: queues per bucket; a warp pushes into its own stripe and takes from it first.
+chain: the most hops a lane relaxes after its entry (0: every improvement is pushed). blocks: the grid (0: one block
+per SM); block: threads per block (at most 256: the kernel holds a vertex's arcs in registers).
 
-Measured on an H100 (experiments/roads/measured/2026-11-27-h100-issue35-roads, 100 sources, every solve verified):
-USA-road-d.NY 9.19 ms at its defaults (8.45 at delta 10,000 in a probe), USA-road-pace.NE (uniform 1..1000) 32.0 ms,
-road-2M 36.1 ms, against delta-stepping-cluster's 5.96, 13.9 and 14.2. It is work-efficient (1.35 to 1.49 vertices
-relaxed per reached vertex), but a hop costs about 3.5 us of a lane's time and only 150 to 250 lanes are busy at once
-on average: the bucket's frontier, not the GPU, bounds the parallelism, and each hop is three dependent rounds of
-memory plus the warp's divergence. It does not meet issue 35's targets; experiments/roads/notes.md says what was
-tried and what the profile points to.
+Why stripes: with one queue per bucket, every push, take and poll of the whole GPU met on one word. A hop then cost
+about 3.5 us of a lane's time, and only about 160 lanes were busy at once (experiments/roads/notes.md). On an H100
+at delta 14,908, USA-road-d.NY took:
+- 7.86 ms with one stripe;
+- 6.09 ms with 4;
+- 5.83 ms with 16.
+With 16 stripes, wider buckets pay: 4.40 ms at delta 60,000. road-2M took 30.6 ms with one stripe and 11.1 with 16
+at delta 30,000. The first record (experiments/roads/measured/2026-11-27-h100-issue35-roads, one queue per bucket)
+has NY at 9.19 ms, NE at 32.0 and road-2M at 36.1; the record after stripes is beside it.
 
 Made for high-diameter, low-degree graphs: a lane relaxes its vertex's arcs one after another, so a vertex of
 thousands of arcs holds one lane for all of them (`recommended_for` says where the report may recommend it).
 
-Memory: distances (8 bytes per vertex) and the ring: SLOT_LIMIT or fewer slots of n + m + one cell per thread of the
-grid each (8 bytes a cell): a vertex can be pushed once per improvement, and an improvement is one of its in-arcs'
-relaxations. A push past a slot's room (not expected) fails the solve with a RuntimeError naming the reason, as does
+Memory: distances (8 bytes per vertex) and the ring: SLOT_LIMIT or fewer slots of `stripes` queues, each of
+2 (n + m) / stripes cells (n + m with one stripe) plus one per thread of the grid, 8 bytes a cell: a vertex can be
+pushed once per improvement, and an improvement is one of its in-arcs' relaxations. A push past a slot's room (not expected) fails the solve with a RuntimeError naming the reason, as does
 a warp that waits for work longer than `timeout_s` (a bug guard).
 
 Non-negative int32 or unit weights. Distances int64, unreached INT64_MAX.
 Counters: `pops` (entries taken), `stale_pops` (entries dropped: their vertex was lowered again), `relaxed` (vertices
 relaxed: entries not stale plus chained hops; per reached vertex, the work-efficiency figure), `chained`, `pushes`,
-`buckets` (times the current bucket moved on), `idle_polls`, `delta`, `slots`, `blocks`, `block`, `chain`; with
+`buckets` (times the current bucket moved on), `idle_polls`, `delta`, `slots`, `stripes`, `blocks`, `block`, `chain`; with
 count_relaxations, relax attempts and relaxations.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -53,7 +57,7 @@ from ..errors import ConfigError
 from ..gpu import runtime
 from ..graph.csr import CSRGraph
 from ..kernels.arrays import check_source
-from ..kernels.delta_stepping import check_delta, default_delta, max_weight
+from ..kernels.delta_stepping import SPARSE_FACTOR as SHARED_SPARSE_FACTOR, check_delta, default_delta, max_weight
 from .base import Parameter, SolveResult
 from .gpu_common import COUNT_RELAXATIONS, W_ATTEMPTS, W_RELAXATIONS, GpuSsspBase
 
@@ -64,6 +68,10 @@ DC_BUSY_CYCLES, DC_SPAN_CYCLES, DC_BATCHES = 16, 17, 18
 DC_WORDS = 24
 """Sizes and status words of delta_stepping_chain.cu."""
 
+SPARSE_FACTOR = 4 * SHARED_SPARSE_FACTOR
+"""The default delta's factor below average out-degree 5: four times the shared rule's. With the work queue striped,
+wider buckets pay (on an H100, USA-road-d.NY 5.83 ms at the shared rule's 14,908, 4.84 at 30,000, 4.40 at 60,000;
+road-2M 13.2 at twice the shared rule, 11.1 at 30,000)."""
 SLOT_LIMIT = 64
 """Most ring slots; delta is raised so that max weight / delta + 3 buckets fit."""
 BLOCKS = (64, 128, 256)
@@ -75,7 +83,7 @@ ABORT_REASONS = {1: "a ring slot would have overflowed", 2: "a warp waited for w
 def ring_delta(graph: CSRGraph, requested: int) -> tuple[int, int]:
     """(delta, slots): the requested delta (0: the rule) raised so that one arc moves a distance by at most
     slots - 3 buckets, and the ring's slot count for it."""
-    delta = int(requested or default_delta(graph))
+    delta = int(requested or default_delta(graph, sparse_factor=SPARSE_FACTOR))
     heaviest = int(max_weight(graph))
     delta = max(delta, heaviest // (SLOT_LIMIT - 3) + 1)
     return delta, heaviest // delta + 3
@@ -95,11 +103,13 @@ class DeltaSteppingChain(GpuSsspBase):
     recommended_for = ("road", "mesh")
     parameters = {
         "count_relaxations": COUNT_RELAXATIONS,
-        "delta": Parameter(int, 0, "bucket width; 0: C x average weight / average out-degree, C = 32 when the "
-                           "average out-degree is below 5, else 4 (the shared rule); raised so that the ring holds "
-                           f"max weight / delta + 3 buckets in at most {SLOT_LIMIT} slots"),
+        "delta": Parameter(int, 0, "bucket width; 0: C x average weight / average out-degree, C = 128 when the "
+                           "average out-degree is below 5 (four times the shared rule's), else 4; raised so that the "
+                           f"ring holds max weight / delta + 3 buckets in at most {SLOT_LIMIT} slots"),
         "chain": Parameter(int, CHAIN_LIMIT, "most vertices a lane relaxes after its entry, each one it lowered "
                            "inside the bucket (0: every improvement goes through the work queue)"),
+        "stripes": Parameter(int, 16, "queues per bucket: a warp pushes into its own and takes from its own first, so "
+                             "that pushes and takes spread over that many words (1 to 32)"),
         "blocks": Parameter(int, 0, "blocks of the persistent grid; 0: one per SM"),
         "block": Parameter(int, 128, "threads per block", BLOCKS),
         "timeout_s": Parameter(float, TIMEOUT_S, "a warp waiting longer than this for work or an entry fails the "
@@ -111,6 +121,8 @@ class DeltaSteppingChain(GpuSsspBase):
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         check_delta(self.name, self.params["delta"])
+        if not 1 <= self.params["stripes"] <= 32:
+            raise ConfigError(f"{self.name}: stripes must be 1 to 32, got {self.params['stripes']}")
         for key in ("chain", "blocks"):
             if self.params[key] < 0:
                 raise ConfigError(f"{self.name}: {key} must be 0 or positive, got {self.params[key]}")
@@ -123,9 +135,15 @@ class DeltaSteppingChain(GpuSsspBase):
             self.delta, self.slot_count = ring_delta(graph, self.params["delta"])
             # the ring's cells, n + m + a thread's worth per slot: charged to the vertices and arcs for the
             # memory check (runtime.device_graph)
-            self.per_vertex_bytes = 8 + 8 * self.slot_count
-            self.per_arc_bytes = 8 * self.slot_count
+            self.per_vertex_bytes = 8 + 8 * self.slot_count * self._stripe_share()
+            self.per_arc_bytes = 8 * self.slot_count * self._stripe_share()
         super().prepare(graph)
+
+    def _stripe_share(self) -> float:
+        """A stripe's cells as a share of n + m: all of it with one stripe, else twice its even share (pushers spread
+        over the stripes by warp; a stripe past its room fails the solve, never silently)."""
+        stripes = self.params["stripes"]
+        return 1.0 if stripes == 1 else min(1.0, 2.0 / stripes)
 
     def prepare_device(self) -> None:
         cp, n, m = self.cp, self.graph.n, self.graph.m
@@ -134,10 +152,11 @@ class DeltaSteppingChain(GpuSsspBase):
         sms = int(runtime.device_attributes().get("MultiProcessorCount", 1))
         self.grid = min(self.params["blocks"] or sms, runtime.resident_grid(self._solve, self.params["block"]))
         self.guard = self.grid * self.params["block"]  # at most one taken, unread cell per thread
-        self.cap = n + m + self.guard + 1024
-        self.cells = cp.empty(self.slot_count * self.cap, dtype=np.uint64)
+        self.queues = self.slot_count * self.params["stripes"]
+        self.cap = math.ceil((n + m) * self._stripe_share()) + self.guard + 1024
+        self.cells = cp.empty(self.queues * self.cap, dtype=np.uint64)
         self.control = cp.zeros(DC_CONTROL_WORDS, dtype=np.uint64)
-        self.slots = cp.zeros(self.slot_count * DC_SLOT_LINE, dtype=np.uint64)
+        self.slots = cp.zeros(self.queues * DC_SLOT_LINE, dtype=np.uint64)
         self.init_grid = runtime.blocks_for(n, 256, cap=4096)
         self.refill = True  # the cells are EMPTY after the first init; again after an aborted solve
         clock_khz = int(runtime.device_attributes().get("ClockRate", 0)) or 2_000_000
@@ -148,12 +167,13 @@ class DeltaSteppingChain(GpuSsspBase):
         cells_total = self.cells.size if self.refill else 0
         runtime.launch(self._init, self.init_grid, 256, (
             self.dist, self.cells, self.control, self.slots, self.words, np.int64(self.graph.n), np.int64(source),
-            np.int32(self.slot_count), np.int64(cells_total)))
+            np.int32(self.queues), np.int64(cells_total)))
         self.refill = False
         runtime.launch(self._solve, self.grid, self.params["block"], (
             self.dgraph.row_offsets, self.dgraph.column_ids, self.dgraph.weights,
             np.int32(1 if self.dgraph.unit_weights else 0), self.dist, self.cells, self.control, self.slots,
-            self.words, np.int64(self.cap), np.int64(self.guard), np.int32(self.slot_count), np.int64(self.delta),
+            self.words, np.int64(self.cap), np.int64(self.guard), np.int32(self.slot_count),
+            np.int32(self.params["stripes"]), np.int64(self.delta),
             np.int32(min(self.params["chain"], CHAIN_LIMIT)), np.int64(self.timeout_cycles),
             np.int32(1 if self.counting() else 0)))
         words = self.read_words(source)
@@ -166,7 +186,7 @@ class DeltaSteppingChain(GpuSsspBase):
             "iterations": 1, "pops": int(words[DC_POPS]), "stale_pops": int(words[DC_STALE]),
             "relaxed": int(words[DC_RELAXED]), "chained": int(words[DC_CHAINED]), "pushes": int(words[DC_PUSHES]),
             "buckets": int(words[DC_BUCKETS]), "idle_polls": int(words[DC_IDLE_POLLS]), "delta": self.delta,
-            "slots": self.slot_count, "blocks": self.grid, "block": self.params["block"],
+            "slots": self.slot_count, "stripes": self.params["stripes"], "blocks": self.grid, "block": self.params["block"],
             "chain": self.params["chain"],
         }
         if self.counting():
