@@ -135,3 +135,16 @@ def test_the_scripts_use_this_python_unless_told(invoke, tmp_path):
     result = invoke("slurm", "small.yaml", "--shards", "3", "--run-id", "other", "--command", "sssp-bench")
     assert result.exit_code == 0
     assert "exec sssp-bench run " in (tmp_path / "results" / "other" / "slurm" / "shards.sbatch").read_text()
+
+
+def test_an_external_program_that_runs_on_a_gpu_asks_for_one(invoke, tmp_path):
+    external = ('{name: external, label: my-gpu-sssp, params: {device: gpu, command: ["/opt/my-sssp", "{graph}", '
+                '"{source}"], graph_format: dimacs9, output: {file: stdout, format: text}}}')
+    for device, asks in (("gpu", True), ("cpu", False)):
+        entry = external.replace("device: gpu", f"device: {device}")
+        text = textwrap.dedent(CONFIG).replace("cpu-bfs]", f"cpu-bfs, {entry}]")
+        (tmp_path / f"external-{device}.yaml").write_text(text)
+        result = invoke("slurm", f"external-{device}.yaml", "--shards", "2", "--run-id", f"external-{device}")
+        assert result.exit_code == 0, result.output
+        script = (tmp_path / "results" / f"external-{device}" / "slurm" / "shards.sbatch").read_text()
+        assert ("#SBATCH --gres=gpu:1\n" in script) is asks

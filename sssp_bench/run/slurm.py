@@ -147,10 +147,17 @@ class SlurmJob:
 
 
 def needs_gpu(config: Config) -> bool:
-    """Whether any of the config's variants, or its reference solver, runs on a GPU."""
-    names = [variant.implementation for variant in config.variants]
-    names += [config.reference] if config.reference != "auto" else []
-    return any(impls.get(name).device == "gpu" for name in names)
+    """Whether any of the config's variants, or its reference solver, runs on a GPU: a GPU implementation, or an
+    external program whose `device` parameter says gpu (impls/external.py)."""
+    if config.reference != "auto" and impls.get(config.reference).device == "gpu":
+        return True
+    for variant in config.variants:
+        implementation = impls.get(variant.implementation)
+        row_device = getattr(implementation, "row_device", None)  # an external program: what it says it runs on
+        device = row_device(variant.params) if row_device is not None else implementation.device
+        if device == "gpu":
+            return True
+    return False
 
 
 def write_scripts(job: SlurmJob) -> dict[str, Path]:
