@@ -16,6 +16,8 @@ import random
 
 from sssp_bench.kernels.arrays import kernel_arrays
 
+from delta_stepping_models import interleaved
+
 INF = 2**63 - 1
 EMPTY = None
 
@@ -123,14 +125,7 @@ class ChainMachine:
                     self.counts["pops"] += 1
                     yield
                 # the warp's lanes relax side by side; here one after another, each interleaved with other warps
-                relaxers = [self._relax(entry, stripe) for entry in entries]
-                while relaxers:
-                    relaxer = self.rng.choice(relaxers)
-                    try:
-                        next(relaxer)
-                    except StopIteration:
-                        relaxers.remove(relaxer)
-                    yield
+                yield from interleaved([self._relax(entry, stripe) for entry in entries], self.rng)
                 continue
             if not all_empty_finished:
                 yield
@@ -153,15 +148,7 @@ class ChainMachine:
             yield
 
     def run(self, step_limit: int = 5_000_000) -> list[int]:
-        lanes = list(self.lanes)
-        steps = 0
-        while lanes:
-            lane = self.rng.choice(lanes)
-            try:
-                next(lane)
-            except StopIteration:
-                lanes.remove(lane)
-            steps += 1
+        for steps, _ in enumerate(interleaved(self.lanes, self.rng)):
             if steps > step_limit:
                 raise RuntimeError("the model did not end: a lost entry or a bucket that never moved on")
         return self.dist

@@ -28,6 +28,19 @@ NONE = 0xFFFFFFFF
 SLOTS = 64  # AS_SLOTS
 
 
+def interleaved(generators, rng: random.Random):
+    """Runs `generators` to their ends, one step of a random unfinished one at a time, yielding after each step: the
+    scheduler of the models whose warps (or lanes) are generators that yield at every access to shared state."""
+    running = list(generators)
+    while running:
+        generator = rng.choice(running)
+        try:
+            next(generator)
+        except StopIteration:
+            running.remove(generator)
+        yield
+
+
 def canonical(distances) -> np.ndarray:
     return np.array([np.inf if d in (None, INF) else d for d in distances], dtype=np.float64)
 
@@ -167,15 +180,7 @@ class AsyncMachine:
         self.stats = dict(pops=0, stale=0, pushes=0, kept=0)
         self.holding: dict[int, int] = {}  # warp -> the label of the ring batch (and chain) it holds busy
         self.out_of_order = 0  # batches taken at lookahead 1 while another warp still held a lower label
-        warps = [self.warp(index) for index in range(self.workers)]
-        steps = 0
-        while warps:
-            warp = self.rng.choice(warps)
-            try:
-                next(warp)
-            except StopIteration:
-                warps.remove(warp)
-            steps += 1
+        for steps, _ in enumerate(interleaved([self.warp(index) for index in range(self.workers)], self.rng)):
             assert steps < 10_000_000, "no termination"
         assert not self.abort, f"aborted ({self.abort})"
         assert self.pending == 0 and not any(self.busy) and self.head == self.tail
