@@ -67,6 +67,12 @@ class Implementation:
         self.graph: CSRGraph | None = None
 
     @classmethod
+    def row_device(cls, params: dict[str, Any]) -> str:
+        """What the rows of a variant with these parameters say it runs on: the class's device (an external program
+        says it in its own `device` parameter)."""
+        return cls.device
+
+    @classmethod
     def validate_parameters(cls, params: dict[str, Any], where: str = "") -> dict[str, Any]:
         """Defaults filled in; an unknown name or a wrong type is a `ConfigError` naming what is allowed."""
         prefix = f"{where}: " if where else ""

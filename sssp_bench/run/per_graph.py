@@ -47,7 +47,16 @@ REFERENCE_FORMAT = 1
 HOPS_FORMAT = 1
 INT32_UNREACHED = np.iinfo(np.int32).min
 DISABLE_VARIABLE = "SSSP_BENCH_PER_GRAPH_CACHE"
-_HASH_BLOCK = 1 << 24
+
+
+def file_stamp(path: Path) -> tuple | None:
+    """(size, mtime_ns, inode) of a file, None when it is missing: a graph is replaced by a rename, never edited in
+    place, so an unchanged stamp means unchanged bytes."""
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        return None
+    return stat.st_size, stat.st_mtime_ns, stat.st_ino
 
 
 def enabled() -> bool:
@@ -72,6 +81,7 @@ class PerGraphCache:
         self.hits = {"hop_depths": 0, "references": 0}
         self.computed = {"hop_depths": 0, "references": 0}
         self._digest: str | None = None
+        self._folder_ready = False
 
     # -- the graph's content digest ----------------------------------------------------------------------------
 
@@ -80,8 +90,7 @@ class PerGraphCache:
         taken at, else hashed (and recorded) now."""
         if self._digest is not None:
             return self._digest
-        stat = self.graph_path.stat()
-        stamp = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "inode": stat.st_ino}
+        stamp = dict(zip(("size", "mtime_ns", "inode"), file_stamp(self.graph_path) or (None, None, None)))
         recorded_path = self.folder / "digest.json"
         try:
             recorded = json.loads(recorded_path.read_text())
@@ -90,11 +99,9 @@ class PerGraphCache:
                 return self._digest
         except (OSError, ValueError):
             pass
-        hasher = hashlib.sha256()
-        with open(self.graph_path, "rb") as handle:
-            while block := handle.read(_HASH_BLOCK):
-                hasher.update(block)
-        self._digest = hasher.hexdigest()
+        from ..datasets.download import hash_file  # not at import time: it brings requests
+
+        self._digest = hash_file(self.graph_path)
         self._store(lambda: write_json_atomic(recorded_path, {**stamp, "sha256": self._digest}))
         return self._digest
 
@@ -167,8 +174,10 @@ class PerGraphCache:
         """Write into the cache folder; a cache that cannot be written (read-only datasets, a full disk) is only
         not filled: the run goes on with what it computed."""
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            clear_stale_temporaries(self.folder)
+            if not self._folder_ready:  # once per process: earlier processes' leftovers
+                self.folder.mkdir(parents=True, exist_ok=True)
+                clear_stale_temporaries(self.folder)
+                self._folder_ready = True
             write()
         except OSError:
             pass

@@ -67,6 +67,7 @@ import numpy as np
 
 from .. import impls, jsonfile
 from . import energy, interrupts, per_graph, provenance, roofline, verify
+from .per_graph import file_stamp
 from .config import Config, GraphEntry, Variant
 from .order import variant_run_order
 from ..errors import NegativeCycleError, UnsupportedGraphError, UserError
@@ -130,26 +131,23 @@ class ProcessMemo:
         arguments = (entry.graph, entry.label, json.dumps(entry.weights, sort_keys=True, default=str),
                      str(Path(datasets).resolve()), stand_in, force, json.dumps(entry.convert, sort_keys=True))
         if self.enabled and self._graph is not None and self._graph[0] == arguments:
-            if _file_stamp(self._graph[2].path) == self._graph[1]:
+            if file_stamp(self._graph[2].path) == self._graph[1]:
                 return self._graph[2]
         loaded = load_graph(entry.graph, entry.label, entry.weights, datasets, stand_in, force, entry.convert)
         if self.enabled:
-            self._graph = (arguments, _file_stamp(loaded.path), loaded)
+            self._graph = (arguments, file_stamp(loaded.path), loaded)
         return loaded
 
-    def _relax_key(self, loaded: LoadedGraph, device: str) -> tuple:
-        return (str(loaded.path), _file_stamp(loaded.path), (loaded.graph.meta.get("weights") or {}).get("spec"),
-                device)
-
-    def relax_pass(self, loaded: LoadedGraph, device: str) -> dict[str, Any] | None:
-        """The relax pass measured on this graph and device by an earlier run of this process, if any."""
-        return self._relax.get(self._relax_key(loaded, device)) if self.enabled else None
-
-    def keep_relax_pass(self, loaded: LoadedGraph, device: str, record: dict[str, Any]) -> None:
+    def relax_pass(self, loaded: LoadedGraph, device: str, measure: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """The relax pass on this graph and device: measured by `measure()`, or the one an earlier run of this
+        process measured on the same file and weights."""
+        key = (str(loaded.path), file_stamp(loaded.path), (loaded.graph.meta.get("weights") or {}).get("spec"), device)
+        if self.enabled and key in self._relax:
+            return self._relax[key]
+        relax = measure()
         if self.enabled:
-            self._relax[self._relax_key(loaded, device)] = {
-                key: record[key] for key in ("relax_pass_ms", "time_per_arc_ns", "arcs", "relax_repeats",
-                                             "relax_samples_ms", "upload_s") if key in record}
+            self._relax[key] = relax
+        return relax
 
     def device_constants(self, device: str, measure: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """The device constants: measured by `measure()`, or those an earlier run of this process measured."""
@@ -159,14 +157,6 @@ class ProcessMemo:
         if self.enabled:
             self._device[device] = constants
         return constants
-
-
-def _file_stamp(path: Path) -> tuple | None:
-    try:
-        stat = Path(path).stat()
-    except OSError:
-        return None
-    return stat.st_size, stat.st_mtime_ns, stat.st_ino
 
 
 PROCESS_MEMO = ProcessMemo()
@@ -416,10 +406,10 @@ class Runner:
         if self.device_roofline is None:
             return
         try:
-            relax = PROCESS_MEMO.relax_pass(loaded, str(self.device_roofline.get("device")))
+            relax = PROCESS_MEMO.relax_pass(loaded, str(self.device_roofline.get("device")),
+                                            lambda: roofline.measure_relax_pass(loaded.graph))
             record = roofline.graph_roofline(loaded.graph, sources, self.device_roofline, self.per_graph.hop_depths,
                                              relax)
-            PROCESS_MEMO.keep_relax_pass(loaded, str(self.device_roofline.get("device")), record)
         except Exception as error:  # a graph that does not fit, a fault: recorded, and the run goes on
             status, message = classify(error)
             record = {"available": False, "reason": f"{status}: {message}"}
@@ -871,7 +861,7 @@ class Runner:
         return new_row(
             run_id=self.run_dir.name, phase="solve", graph=label,
             implementation=variant.implementation, variant=variant.name, params=variant.params,
-            device=_row_device(implementation_class, variant), kind=implementation_class.kind,
+            device=implementation_class.row_device(variant.params), kind=implementation_class.kind,
             source=source, source_index=index, repetition=repetition,
             status="ok", message="", timer=_row_timer(implementation_class),
             counters={}, floor_s=None if source is None else self.floors.get((label, source)),
@@ -885,13 +875,6 @@ class Runner:
         writer.write(row)
         if status != "ok":
             self.outcome.statuses[status] += 1
-
-
-def _row_device(implementation_class, variant: Variant) -> str:
-    """What a row says the variant runs on: the implementation's device; an external's `device` parameter."""
-    if issubclass(implementation_class, ExternalProgram):
-        return implementation_class.row_device(variant.params)
-    return implementation_class.device
 
 
 def _row_timer(implementation_class) -> str:

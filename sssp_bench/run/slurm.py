@@ -147,17 +147,11 @@ class SlurmJob:
 
 
 def needs_gpu(config: Config) -> bool:
-    """Whether any of the config's variants, or its reference solver, runs on a GPU: a GPU implementation, or an
-    external program whose `device` parameter says gpu (impls/external.py)."""
+    """Whether any of the config's variants, or its reference solver, runs on a GPU (an external program: by its
+    `device` parameter)."""
     if config.reference != "auto" and impls.get(config.reference).device == "gpu":
         return True
-    for variant in config.variants:
-        implementation = impls.get(variant.implementation)
-        row_device = getattr(implementation, "row_device", None)  # an external program: what it says it runs on
-        device = row_device(variant.params) if row_device is not None else implementation.device
-        if device == "gpu":
-            return True
-    return False
+    return any(impls.get(variant.implementation).row_device(variant.params) == "gpu" for variant in config.variants)
 
 
 def write_scripts(job: SlurmJob) -> dict[str, Path]:
