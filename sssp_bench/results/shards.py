@@ -274,6 +274,23 @@ def shard_entry(manifest: dict[str, Any], rows: Sequence[dict[str, Any]]) -> dic
     return entry
 
 
+def join_problems(manifests: list[dict[str, Any]], shard_rows: Sequence[Sequence[dict[str, Any]]]) -> list[str]:
+    """Why these shards (manifests, and each one's rows in the same order) are not one split to join: shards that do
+    not make up one split, cells not covered exactly once, or a solve two shards both recorded."""
+    return (shard_problems(manifests) or coverage_problems(manifests)
+            or duplicate_solves([(str(manifest.get("run_id")), rows) for manifest, rows in zip(manifests, shard_rows)]))
+
+
+def joined(run_id: str, manifests: list[dict[str, Any]], shard_rows: Sequence[Sequence[dict[str, Any]]],
+           merged_from: list[dict[str, Any]]) -> tuple[dict[str, Any], list[tuple[int, int]]]:
+    """One split's shards (in shard order) as one run: its manifest (statuses counted from the rows) and its rows'
+    order, (shard, row) pairs in the unsplit run's order. `merge` writes them; a report reads them."""
+    manifest = merged_manifest(run_id, manifests, merged_from)
+    order = merged_row_order(manifest["config"], shard_rows, split_cells_of(manifests))
+    manifest["statuses"] = row_statuses(shard_rows[shard][row] for shard, row in order)
+    return manifest, order
+
+
 def join_split_shards(loaded: list[tuple[dict[str, Any], Any]]) -> list[tuple[dict[str, Any], Any]]:
     """The runs a report reads, with the shards of each complete split that cut a cell into source ranges joined
     into one run (as `merge` would write it: its rows in the unsplit run's order, named "<first>+...+<last>"), so
@@ -288,21 +305,19 @@ def join_split_shards(loaded: list[tuple[dict[str, Any], Any]]) -> list[tuple[di
     for position, (manifest, _) in enumerate(loaded):
         if manifest.get("shard") and split_key(manifest) in groups:
             groups[split_key(manifest)].append(position)
-    joined: dict[int, tuple[dict[str, Any], Any]] = {}
+    joined_runs: dict[int, tuple[dict[str, Any], Any]] = {}
     dropped: set[int] = set()
     for positions in groups.values():
-        manifests = [loaded[position][0] for position in positions]
-        if shard_problems(manifests) or coverage_problems(manifests):
-            continue
         positions.sort(key=lambda position: int(loaded[position][0]["shard"]["index"]))
         manifests = [loaded[position][0] for position in positions]
         frames = [loaded[position][1] for position in positions]
         records = [frame.to_dict("records") for frame in frames]
+        if join_problems(manifests, records):
+            continue
         run_id = "+".join(str(manifest.get("run_id")) for manifest in manifests)
         merged_from = [{**shard_entry(manifest, rows), "path": None, "attempts": []}
                        for manifest, rows in zip(manifests, records)]
-        manifest = merged_manifest(run_id, manifests, merged_from)
-        order = merged_row_order(manifest["config"], records, split_cells_of(manifests))
+        manifest, order = joined(run_id, manifests, records, merged_from)
         offsets = [0]
         for frame in frames:
             offsets.append(offsets[-1] + len(frame))
@@ -310,7 +325,6 @@ def join_split_shards(loaded: list[tuple[dict[str, Any], Any]]) -> list[tuple[di
         rows = rows.reset_index(drop=True)
         rows["run_id"] = run_id
         rows.attrs["partial_last_line"] = any(frame.attrs.get("partial_last_line") for frame in frames)
-        manifest["statuses"] = row_statuses(records[shard][row] for shard, row in order)
-        joined[positions[0]] = (manifest, rows)
+        joined_runs[positions[0]] = (manifest, rows)
         dropped.update(positions[1:])
-    return [joined.get(position, run) for position, run in enumerate(loaded) if position not in dropped]
+    return [joined_runs.get(position, run) for position, run in enumerate(loaded) if position not in dropped]

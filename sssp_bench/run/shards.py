@@ -65,10 +65,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import UserError
-from ..jsonfile import read_json, write_json_atomic
+from ..jsonfile import read_json, write_json_atomic, write_text_atomic
 from ..results.energy import POWER_FOLDER
-from ..results.shards import (coverage_problems, duplicate_solves, merged_manifest, merged_row_order, row_statuses,
-                              shard_entry, shard_problems, split_cells_of)
+from ..results.shards import (coverage_problems, join_problems, joined, row_statuses, shard_entry, shard_problems)
 from .config import Config, GraphEntry
 from .order import variant_run_order
 
@@ -304,7 +303,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and value == value
 
 
-def _estimate_record(config: Config, cells: list[Cell], measured: MeasuredCosts | None) -> dict[str, Any]:
+def _estimate_record(cells: list[Cell], measured: MeasuredCosts | None) -> dict[str, Any]:
     return {"kind": "config"} if measured is None else measured.record(cells)
 
 
@@ -349,7 +348,7 @@ def spread_split(config: Config, count: int, measured: MeasuredCosts | None = No
                        key=lambda cell: (-cell.cost, order[(cell.graph, cell.variant)])):
         deal(Piece(cell.graph, cell.variant, 0, cell.sources, cell.sources, cell.cost), list(range(count)))
     ordered = tuple(tuple(sorted(shard, key=lambda piece: order[piece.cell])) for shard in shards)
-    return Split("spread", ordered, _estimate_record(config, cells, measured))
+    return Split("spread", ordered, _estimate_record(cells, measured))
 
 
 def queue_split(config: Config, workers: int, measured: MeasuredCosts | None = None) -> Split:
@@ -395,7 +394,7 @@ def queue_split(config: Config, workers: int, measured: MeasuredCosts | None = N
         tasks = [()]
     order = {(cell.graph, cell.variant): position for position, cell in enumerate(cells)}
     return Split("queue", tuple(tuple(sorted(task, key=lambda piece: order[piece.cell])) for task in tasks),
-                 _estimate_record(config, cells, measured))
+                 _estimate_record(cells, measured))
 
 
 def split_cells(config: Config, count: int, measured: MeasuredCosts | None = None) -> list[list[Piece]]:
@@ -507,18 +506,15 @@ def merge_shards(shard_dirs: list[Path], into: Path, log: Callable[[str], None] 
     if not loaded:
         raise UserError("merge: no shard folder given")
     manifests = [manifest for _, manifest in loaded]
-    problems = shard_problems(manifests) or coverage_problems(manifests)
+    problems = shard_problems(manifests) or coverage_problems(manifests)  # before reading any rows
+    if not problems:
+        loaded.sort(key=lambda item: item[1]["shard"]["index"])
+        lines = [complete_lines(shard_dir / "rows.jsonl") for shard_dir, _ in loaded]
+        rows = [[json.loads(line) for line in shard_lines] for shard_lines in lines]
+        problems = join_problems([manifest for _, manifest in loaded], rows)
     if problems:
         raise UserError(f"cannot merge: {problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
-    loaded.sort(key=lambda item: item[1]["shard"]["index"])
     _check_into(into, {str(manifest.get("run_id")) for _, manifest in loaded})
-
-    lines = [complete_lines(shard_dir / "rows.jsonl") for shard_dir, _ in loaded]
-    rows = [[json.loads(line) for line in shard_lines] for shard_lines in lines]
-    twice = duplicate_solves([(str(manifest.get("run_id")), shard_rows)
-                              for (_, manifest), shard_rows in zip(loaded, rows)])
-    if twice:
-        raise UserError(f"cannot merge: {twice[0]}" + (f" (and {len(twice) - 1} more)" if len(twice) > 1 else ""))
     merged_from = []
     for (shard_dir, manifest), shard_rows in zip(loaded, rows):
         merged_from.append({**shard_entry(manifest, shard_rows),
@@ -529,14 +525,9 @@ def merge_shards(shard_dirs: list[Path], into: Path, log: Callable[[str], None] 
             log(f"warning: shard {shard['index']}/{shard['count']} ({shard_dir}) is {manifest.get('status')}: "
                 f"the merged run covers only what it finished")
 
-    merged = merged_manifest(into.name, [manifest for _, manifest in loaded], merged_from)
-    order = merged_row_order(merged["config"], rows, split_cells_of(manifest for _, manifest in loaded))
-    merged["statuses"] = row_statuses(rows[shard][row] for shard, row in order)
+    merged, order = joined(into.name, [manifest for _, manifest in loaded], rows, merged_from)
     into.mkdir(parents=True, exist_ok=True)
-    rows_path = into / "rows.jsonl"
-    temporary = rows_path.with_name(f".rows.jsonl.{os.getpid()}.tmp")
-    temporary.write_text("".join(lines[shard][row] + "\n" for shard, row in order), encoding="utf-8")
-    os.replace(temporary, rows_path)
+    write_text_atomic(into / "rows.jsonl", "".join(lines[shard][row] + "\n" for shard, row in order))
     _copy_power_traces([shard_dir for shard_dir, _ in loaded], into)
     write_json_atomic(into / "manifest.json", merged)
     return into
