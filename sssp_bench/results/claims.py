@@ -15,11 +15,11 @@ of the config):
   1/F in place of 1, the interval below 1/F and the ratio at least min_change below it.
 - within: V no slower than `factor` F times each variant it names (`of`), paired by source as faster_than is: met
   when the ratio's interval lies below F. With `or_not_meant_for`, a claim so judged not met is met where V's
-  implementation declares the graph classes it is meant for (`recommended_for`, read from the registry as
-  recommend.py reads it) and G's class (datasets/classes.py, from G's record in the manifest) is known and not one
+  implementation declares the graph classes it is meant for (`recommended_for`, read from the registry by
+  summary.py) and G's class (datasets/classes.py, from G's record in the manifest) is known and not one
   of them; its verdict says so. A claim not measured stays so.
 - work: the median over V's verified solves of counters[NAME] / the row's `per` (reached_vertices or reached_arcs)
-  is at most `max`; solves without the counter are left out.
+  is at most `max`; solves without the counter as a finite number are left out.
 time_ms and work are judged only where the sources with a value are enough of those V ran (the same coverage rule:
 a variant that failed the hard sources is not judged on the easy ones); their `faster_on` counts the sources within
 the bound (each source's repetitions reduced to their median).
@@ -65,12 +65,13 @@ import pandas as pd
 
 from ..datasets.classes import graph_class
 from .compare import NOT_ENOUGH_DATA, CompareOptions, attempted_sources, compare_times, verified_times
-from .load import as_runs, label_rows
-from .names import stands_for
+from .compare import verdict as compare_verdict
+from .load import as_runs, graph_records, label_rows
+from .names import FASTEST_OTHER, stands_for
 from .numbers import format_number, format_percent
-from .recommend import EXTERNAL_IMPLEMENTATIONS, recommended_for
+from .recommend import EXTERNAL_IMPLEMENTATIONS
 from .schema import solve_outcome
-from .summary import run_variants, solves_all_pairs, summarize
+from .summary import counter_value, recommended_for, run_variants, solves_all_pairs, summarize
 
 CLAIM_COLUMNS = ["run_id", "graph", "stand_in_for", "claim", "variant", "against", "against_note", "requirement",
                  "measured",
@@ -91,9 +92,6 @@ NO_COUNTER = "counter not reported"
 PER_TEXT = {"reached_vertices": "reached vertex", "reached_arcs": "reached arc"}
 """What a `work` claim divides its counter by (a row's column), as its text says it."""
 
-FASTEST_OTHER = "fastest-other"
-"""The name, on a paired claim's other side (`than`, `of`), of the fastest variant of another implementation than
-the claimant's, of its problem kind, on the graph (not an all-pairs or external one)."""
 CLAIM_KINDS = ("efficiency", "time_ms", "faster_than", "within", "work")
 """The keys of a config's `targets` that hold claims, in the order they are judged."""
 
@@ -245,10 +243,7 @@ class _Run:
         self.graphs = list(dict.fromkeys(rows["graph"]))
         self.variants = run_variants(rows)
         self.kinds = dict(zip(rows["variant"], rows["kind"]))  # variant -> its problem kind (sssp, bfs)
-        self.graph_records: dict[str, dict[str, Any]] = {}  # graph label -> its record in a manifest (its class)
-        for manifest in manifests:
-            for label, graph_record in (manifest.get("graphs") or {}).items():
-                self.graph_records.setdefault(str(label), graph_record if isinstance(graph_record, dict) else {})
+        self.graph_records = graph_records(manifests)  # graph label -> its record in a manifest (its class)
         self.config_graphs = config_graphs(manifests, rows)
         self.selected_graphs = {str(entry.get("label")) for manifest in manifests
                                 for entry in (manifest.get("config") or {}).get("graphs") or []
@@ -406,8 +401,9 @@ class _Run:
                            verdict="met" if met else "not met", met=met, selection=selection)
 
     def faster(self, graph: str, name: str, other: str, by: float = 1.0) -> dict[str, Any]:
-        """`name` faster than `other` (by 1: compare's verdict "faster"), or at least `by` times faster: the same
-        rule with 1 / by in place of 1, the ratio's interval below it and the ratio at least min_change below it."""
+        """`name` faster than `other` (by 1: compare's verdict "faster"), or at least `by` times faster: compare's
+        verdict "faster" on the ratio and its interval times `by` (the interval below 1 / by, the ratio at least
+        min_change below it)."""
         if by == 1:
             claim, requirement = "faster than", "faster (paired by source)"
         else:
@@ -416,13 +412,14 @@ class _Run:
         fields, result = self.paired(graph, claim, name, other, requirement)
         if result is None:
             return fields
+        # compare's rule on the ratio and its interval scaled by `by`: by 1, compare's own verdict
+        met = compare_verdict(result["ratio"] * by, result["ci_low"] * by, result["ci_high"] * by,
+                              self.options.min_change) == "faster"
         if by == 1:
-            return self.record(graph, claim, **fields, verdict=result["verdict"], met=result["verdict"] == "faster")
-        bound = 1 / by
-        met = bool(result["ci_high"] < bound and result["ratio"] <= bound * (1 - self.options.min_change))
-        verdict = (f"{by:g}x faster" if met else f"faster, not {by:g}x" if result["verdict"] == "faster"
-                   else result["verdict"])
-        return self.record(graph, claim, **fields, verdict=verdict, met=met)
+            return self.record(graph, claim, **fields, verdict=result["verdict"], met=met)
+        judged = (f"{by:g}x faster" if met else f"faster, not {by:g}x" if result["verdict"] == "faster"
+                  else result["verdict"])
+        return self.record(graph, claim, **fields, verdict=judged, met=met)
 
     def within(self, graph: str, name: str, other: str, factor: float, or_not_meant_for: bool) -> dict[str, Any]:
         """`name` no slower than `factor` x `other`: the paired ratio's interval below `factor`. With
@@ -443,7 +440,7 @@ class _Run:
 
     def not_meant_for(self, graph: str, variant: str) -> str:
         """Where `variant`'s implementation declares the graph classes it is meant for (`recommended_for`,
-        impls/base.py, read from the registry as recommend.py reads it) and this graph's class (datasets/classes.py,
+        impls/base.py, read from the registry by summary.py) and this graph's class (datasets/classes.py,
         from the graph's record in the manifest) is known and not one of them: the text that says so; else ""."""
         declared = recommended_for(self.variants.get(variant))
         klass, _ = graph_class(graph, self.graph_records.get(graph))
@@ -489,17 +486,14 @@ class _Run:
 
     def work(self, graph: str, name: str, counter: str, per: str, most: float) -> dict[str, Any]:
         """The median over the verified solves of counters[counter] / the row's `per` (reached_vertices,
-        reached_arcs) at most `most`; solves that do not report the counter as a number are left out, and where
-        none does the claim is not measured."""
+        reached_arcs) at most `most`; solves that do not report the counter as a finite number are left out, and
+        where none does the claim is not measured."""
         requirement = f"median {counter} per {PER_TEXT.get(per, per)} at most {most:g}"
 
         def ratios(solves: pd.DataFrame) -> pd.Series:
             counted = [math.nan for _ in solves.index]
             if "counters" in solves:
-                values = [counters.get(counter) if isinstance(counters, dict) else None
-                          for counters in solves["counters"]]
-                counted = [float(value) if isinstance(value, (int, float)) and not isinstance(value, bool)
-                           else math.nan for value in values]
+                counted = [counter_value(counters, counter) for counters in solves["counters"]]
             reached = pd.to_numeric(solves[per], errors="coerce") if per in solves else pd.Series(math.nan,
                                                                                                   index=solves.index)
             return pd.Series(counted, index=solves.index, dtype=float) / reached.where(reached > 0)

@@ -25,7 +25,7 @@ import pandas as pd
 from .load import Run
 from .names import stands_for
 from .schema import solve_outcome
-from .summary import run_variants, solves_all_pairs
+from .summary import counter_value, run_variants, solves_all_pairs
 
 ALL_PAIRS_SERIES = "{} (all pairs)"
 """A figure's series name for a variant whose every solve computes all pairs."""
@@ -167,15 +167,15 @@ def _sweep_figure(run_id: str, figure: dict[str, Any], rows: pd.DataFrame, named
 
 
 def _counter_medians(rows: pd.DataFrame, name: str) -> dict[tuple[str, str], float]:
-    """(graph, variant) -> the median of counter `name` over the verified solves that report it as a number."""
+    """(graph, variant) -> the median of counter `name` over the verified solves that report it as a finite number."""
     solves = rows[rows["phase"] == "solve"]
     found: dict[tuple[str, str], list[float]] = {}
     for row in solves.itertuples(index=False):
         if solve_outcome(row.status, row.certificate, row.reference) != "verified":
             continue
-        value = (row.counters or {}).get(name) if isinstance(row.counters, dict) else None
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-            found.setdefault((row.graph, row.variant), []).append(float(value))
+        value = counter_value(row.counters, name)
+        if not math.isnan(value):
+            found.setdefault((row.graph, row.variant), []).append(value)
     return {key: float(np.median(values)) for key, values in found.items()}
 
 

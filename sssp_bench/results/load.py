@@ -15,6 +15,7 @@ import gzip
 import json
 import os
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from .schema import (
     MANIFEST_FILE, NUMERIC_ROW_FIELDS, PHASES, REQUIRED_ROW_FIELDS, ROW_FIELDS, ROWS_FILE, SCHEMA_VERSION,
     schema_version,
 )
+from .shards import join_split_shards
 
 Run = tuple[dict[str, Any], pd.DataFrame]  # a run's manifest and rows, as load_run returns them
 
@@ -117,9 +119,19 @@ def as_runs(runs: Any) -> list[Run]:
         if run_id in seen:
             raise UserError(f"run {run_id!r} given twice")
         seen.add(run_id)
-    from .shards import join_split_shards
 
     return join_split_shards(loaded)
+
+
+def graph_records(manifests: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Graph label -> its record in the manifests (`graphs[label]`: its table1, provenance, stand-in facts, ...),
+    the first manifest's where several record it; a record that is no mapping is skipped."""
+    records: dict[str, dict[str, Any]] = {}
+    for manifest in manifests:
+        for label, record in (manifest.get("graphs") or {}).items():
+            if isinstance(record, dict):
+                records.setdefault(str(label), record)
+    return records
 
 
 def label_rows(loaded: list[Run]) -> pd.DataFrame:

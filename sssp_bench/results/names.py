@@ -35,6 +35,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+FASTEST_OTHER = "fastest-other"
+"""The name, on a paired claim's other side (`than`, `of`), of the fastest variant of another implementation than
+the claimant's, of its problem kind, on the graph (not an all-pairs or external one: results/claims.py)."""
+
 # (name, variant, implementation) -> whether the name stands for that variant, in the order they are tried.
 _RULES: tuple[Callable[[str, str, str], bool], ...] = (
     lambda name, variant, implementation: variant == name,

@@ -58,9 +58,9 @@ from typing import Any
 import pandas as pd
 
 from ..datasets.classes import GRAPH_CLASSES, graph_class  # GRAPH_CLASSES: what each class holds, for the report
-from .compare import CompareOptions, attempted_sources, compare_times, verified_times
-from .load import as_runs, label_rows
-from .summary import over_shared_sources, summarize, verified_times_by_source
+from .compare import CompareOptions, attempted_sources, compare_times, ran_sources, source_times, verified_times
+from .load import as_runs, graph_records, label_rows
+from .summary import over_shared_sources, recommended_for, summarize, verified_times_by_source
 
 RECOMMENDATION_COLUMNS = [
     "graph", "stand_in_for", "graph_class", "class_from", "kind", "role", "rank", "variant", "run_id",
@@ -77,16 +77,6 @@ LEFT_OUT, NOT_VERIFIED, EXTERNAL, ALL_PAIRS = "left out", "not verified", "exter
 KIND_ORDER = ("sssp", "bfs")
 
 
-def recommended_for(implementation: Any) -> tuple[str, ...] | None:
-    """The graph classes an implementation of this name declares it is meant for (impls' `recommended_for`); None
-    for every graph, and for a name the registry does not know (an implementation since renamed)."""
-    from ..impls import registry  # the declared traits only: no module imports CuPy at import time
-
-    found = registry().get(str(implementation))
-    declared = getattr(found, "recommended_for", None)
-    return None if declared is None else tuple(str(name) for name in declared)
-
-
 def recommend(runs: Any, summary: pd.DataFrame | None = None,
               options: CompareOptions = CompareOptions()) -> pd.DataFrame:
     """RECOMMENDATION_COLUMNS: every variant that ran, per graph and kind, with its role (the module docstring).
@@ -101,12 +91,11 @@ def recommend(runs: Any, summary: pd.DataFrame | None = None,
     pooled = verified_times_by_source(rows)         # (run, graph, label) -> source -> every verified time, ms
     paired = verified_times(rows)                   # one time per source (its repetitions' median), for compare
     ran = attempted_sources(rows)
+    for frame in (paired, ran):
+        frame["run_id"] = frame["run_id"].astype(str)  # as the keys (from the summary) hold it
     timers = {key: set(group.dropna()) for key, group in
               solves.groupby(["run_id", "graph", "label"], sort=False)["timer"]} if "timer" in solves else {}
-    records: dict[str, Any] = {}
-    for manifest, _ in loaded:
-        for label, record in (manifest.get("graphs") or {}).items():
-            records.setdefault(str(label), record if isinstance(record, dict) else {})
+    records = graph_records(manifest for manifest, _ in loaded)
 
     found: list[dict[str, Any]] = []
     for graph in dict.fromkeys(summary["graph"]):
@@ -161,9 +150,10 @@ def _one_graph_and_kind(variants: pd.DataFrame, klass: str | None, class_from: s
                     entry["ratio_to_pick"], entry["ratio_sources"] = mine_ms / pick_ms, sources
         if len(ranked) > 1:
             second = ranked[1]
+            of_second, of_pick = (dict(zip(("run_id", "graph", "label"), entry["_key"])) for entry in (second, pick))
             result = compare_times(str(pick["graph"]), str(second["variant"]), str(pick["variant"]),
-                                   _paired_times(paired, second["_key"]), _paired_times(paired, pick["_key"]),
-                                   options, _ran(ran, second["_key"]), _ran(ran, pick["_key"]))
+                                   source_times(paired, **of_second), source_times(paired, **of_pick),
+                                   options, ran_sources(ran, **of_second), ran_sources(ran, **of_pick))
             # compare's interval is of the pick's time over the runner-up's; the row's, of the runner-up's over the
             # pick's, as ratio_to_pick reads
             second.update(verdict=result["verdict"], ci_low=_inverse(result["ci_high"]),
@@ -210,18 +200,6 @@ def _ranked(candidates: list[dict[str, Any]],
     order = sorted(range(len(candidates)),
                    key=lambda i: (-wins[i], candidates[i]["median_ms"], candidates[i]["_order"]))
     return [candidates[i] for i in order]
-
-
-def _paired_times(paired: pd.DataFrame, key: tuple[str, str, str]) -> pd.Series:
-    run_id, graph, label = key
-    match = paired[(paired["run_id"].astype(str) == run_id) & (paired["graph"] == graph) & (paired["label"] == label)]
-    return match.set_index("source")["time_ms"]
-
-
-def _ran(ran: pd.DataFrame, key: tuple[str, str, str]) -> pd.Index:
-    run_id, graph, label = key
-    match = ran[(ran["run_id"].astype(str) == run_id) & (ran["graph"] == graph) & (ran["label"] == label)]
-    return pd.Index(match["source"].unique())
 
 
 def _inverse(value: float) -> float:

@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 
 from .compare import CompareOptions, compare_times, source_times, verified_times
-from .load import as_runs, label_rows
+from .load import as_runs, graph_records, label_rows
 
 SAME_ORDER = "same order"
 DIFFERS = "differs"
@@ -55,11 +55,7 @@ def stand_in_fidelity(runs: Any, summary: pd.DataFrame,
     """A Fidelity for every graph of `runs` (as load.as_runs takes them) that ran as a stand-in, in the order the
     runs met them; `summary` is summarize(runs)."""
     loaded = as_runs(runs)
-    records: dict[str, dict[str, Any]] = {}
-    for manifest, _ in loaded:
-        for label, info in (manifest.get("graphs") or {}).items():
-            if isinstance(info, dict):
-                records.setdefault(label, info)
+    records = graph_records(manifest for manifest, _ in loaded)
     stand_ins = [(label, info) for label, info in records.items() if info.get("stand_in_for")]
     if not stand_ins:
         return []

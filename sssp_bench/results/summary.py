@@ -92,13 +92,36 @@ def baseline_text(baseline: Any) -> str:
     return str(baseline or "none")
 
 
-def solves_all_pairs(implementation: Any) -> bool:
-    """Whether every solve of the implementation of this name computes all pairs (impls' `solves_all_pairs`); False
-    for a name the registry does not know (rows of an implementation since renamed, hand-written test rows)."""
+def declared(implementation: Any, trait: str, default: Any = None) -> Any:
+    """What the implementation of this name declares as `trait` (a class attribute of impls/base.py's, read from the
+    registry's classes: importing them imports no CuPy, so this runs on a machine without a GPU); `default` for a
+    name the registry does not know (rows of an implementation since renamed, hand-written test rows)."""
     from ..impls import registry  # results read the implementations' declared traits, never their code paths
 
-    found = registry().get(str(implementation))
-    return bool(getattr(found, "solves_all_pairs", False))
+    return getattr(registry().get(str(implementation)), trait, default)
+
+
+def solves_all_pairs(implementation: Any) -> bool:
+    """Whether every solve of the implementation of this name computes all pairs (impls' `solves_all_pairs`); False
+    for a name the registry does not know."""
+    return bool(declared(implementation, "solves_all_pairs", False))
+
+
+def recommended_for(implementation: Any) -> tuple[str, ...] | None:
+    """The graph classes an implementation of this name declares it is meant for (impls' `recommended_for`); None
+    for every graph, and for a name the registry does not know."""
+    classes = declared(implementation, "recommended_for")
+    return None if classes is None else tuple(str(name) for name in classes)
+
+
+def counter_value(counters: Any, name: str) -> float:
+    """A solve row's counter `name` (its `counters` mapping) as a number; NaN where the row reports none, or one
+    that is no number (a bool, a text) or not finite."""
+    value = counters.get(name) if isinstance(counters, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return math.nan
+    number = float(value)
+    return number if math.isfinite(number) else math.nan
 
 
 def run_variants(rows: pd.DataFrame) -> dict[str, str]:

@@ -126,7 +126,7 @@ import yaml
 from .. import impls, yamlfile
 from ..errors import ConfigError, UserError
 from ..impls.external import ExternalProgram
-from ..results.names import default_baseline, stands_for
+from ..results.names import FASTEST_OTHER, default_baseline, stands_for
 
 TOP_LEVEL_KEYS = {
     "name", "description", "graphs", "implementations", "sources", "repetitions", "warmup", "weights",
@@ -631,8 +631,6 @@ def _targets(targets: Any, graphs: list[GraphEntry], variants: list[Variant], lo
 
     def other_name(name: Any, key_path: str) -> str:
         """A name on a paired claim's other side: a variant's name, or fastest-other (results/claims.py)."""
-        from ..results.claims import FASTEST_OTHER  # only configs with paired claims pay for importing results
-
         if name != FASTEST_OTHER:
             return variant_name(name, key_path)
         if stands_for(FASTEST_OTHER, _variant_implementations(variants)):
@@ -669,11 +667,9 @@ def _targets(targets: Any, graphs: list[GraphEntry], variants: list[Variant], lo
     for path, claim in claim_list("faster_than", "{variant, than: [...], graphs: [...], by}"):
         _check_keys(claim, FASTER_THAN_KEYS, path, locator)
         variant = variant_name(claim.get("variant"), f"{path}.variant")
-        than, on = claim.get("than"), claim.get("graphs", [])
+        than = claim.get("than")
         if not isinstance(than, list) or not than:
             raise locator.fail(f"{path}.than", "expected a list of the variants it beats")
-        if not isinstance(on, list):
-            raise locator.fail(f"{path}.graphs", "expected a list of graph labels (leave it out for every graph)")
         others = [other_name(other, f"{path}.than") for other in than]
         if variant in others:
             raise locator.fail(f"{path}.than", f"{variant!r} cannot be faster than itself")

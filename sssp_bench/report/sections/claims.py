@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ...results.claims import FASTEST_OTHER
+from ...results.names import FASTEST_OTHER
 from ..text import (
     claim_text, graph_cell, interval_text, markdown_cell, measured_text, met_text, note_text, one_side_text, tally,
 )
