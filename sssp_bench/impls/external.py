@@ -85,7 +85,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import ConfigError, UnsupportedGraphError
+from ..errors import ConfigError, UnsupportedGraphError, UserError
 from ..graph.csr import CSRGraph
 from .base import Implementation, Parameter, SolveResult
 
@@ -194,7 +194,7 @@ def _check_fields(arguments: tuple[str, ...], allowed: set[str], key: str, name:
 def parse_spec(params: dict[str, Any], name: str) -> ProgramSpec:
     """The checked form of an external entry's parameters; a ConfigError naming the key (`output.format`) and what
     was expected."""
-    from ..datasets.export import ALIASES, FORMATS as GRAPH_FORMATS
+    from ..datasets.export import FORMATS as GRAPH_FORMATS, canonical_format
 
     def fail(key: str, message: str) -> ConfigError:
         return ConfigError(f"{name} parameter {key!r} {message}")
@@ -217,11 +217,11 @@ def parse_spec(params: dict[str, Any], name: str) -> ProgramSpec:
         build = _arguments(params["build"], "build", name)
         _check_fields(build, BUILD_FIELDS, "build", name, " in a build")
 
-    graph_format = params.get("graph_format") or "dimacs9"
-    graph_format = ALIASES.get(graph_format, graph_format)
-    if graph_format not in GRAPH_FORMATS:
+    try:
+        graph_format = canonical_format(params.get("graph_format") or "dimacs9")
+    except UserError:
         raise fail("graph_format", f"must be one of {', '.join(GRAPH_FORMATS)} (datasets/export.py), got "
-                                   f"{params['graph_format']!r}")
+                                   f"{params['graph_format']!r}") from None
 
     output = params.get("output")
     output = {} if output is None else output
@@ -434,8 +434,8 @@ class ExternalProgram(Implementation):
 
     LIST_PARAMETERS = ("command", "build")  # a list is their value, not a sweep (a list of lists sweeps them)
 
-    @staticmethod
-    def row_device(params: dict[str, Any]) -> str:
+    @classmethod
+    def row_device(cls, params: dict[str, Any]) -> str:
         """What the rows say the program runs on: the `device` parameter."""
         return params.get("device") or "cpu"
 
@@ -478,8 +478,8 @@ class ExternalProgram(Implementation):
         self.scratch = self.workdir / "out"
         self.scratch.mkdir(parents=True, exist_ok=True)
         self._build()
+        self._check_program()  # before the export, which can take minutes on a big graph
         self.graph_file = self._export(graph)
-        self._check_program()
 
     def _build(self) -> None:
         """The entry's `build` command, once per run: a marker holding the command's hash says it finished."""
@@ -516,7 +516,7 @@ class ExternalProgram(Implementation):
         """The program exists: a path an executable file, a bare name one on PATH (when the first argument is not
         made from a per-source placeholder)."""
         first = self.spec.command[0]
-        if set(_fields(first)) & {"source", "source1", "sources", "sources1", "output"}:
+        if set(_fields(first)) & {"source", "source1", "sources", "sources1", "output", "graph"}:
             return
         program = first.format_map(self._values())
         if os.sep in program or (os.altsep and os.altsep in program):
