@@ -62,17 +62,19 @@ import numpy as np
 from numba import njit
 
 from ..errors import UserError
-from ..graph.csr import (FLAG_DIRECTED, FLAG_WEIGHTED, FORMAT_VERSION, MAGIC, CSRGraph, _HEADER, _WEIGHT_DTYPE_CODES,
-                         _WEIGHT_DTYPE_SHIFT, _layout, clear_stale_temporaries, temporary_path)
+from ..graph.csr import (WEIGHT_DTYPES, CSRGraph, clear_stale_temporaries, temporary_path, write_array,
+                         write_csr_body)
+from ..kernels.bfs_parallel import transpose
+from .formats import PARSERS, sniff_format
 
 FORMATS = ("dimacs9", "mtx", "metis", "snap", "binary-csr", "gapbs-sg", "gapbs-wsg")
 ALIASES = {"dimacs": "dimacs9", "gr": "dimacs9", "matrix-market": "mtx", "csr": "binary-csr", "sg": "gapbs-sg",
            "wsg": "gapbs-wsg"}
-SUFFIXES = {"dimacs9": ".gr", "mtx": ".mtx", "metis": ".graph", "snap": ".txt", "binary-csr": ".csr",
-            "gapbs-sg": ".sg", "gapbs-wsg": ".wsg"}
+# Each format's file suffix: its parser's (datasets/formats), so an exported name reads back as what it is
+SUFFIXES = {parser.format_name: parser.suffix for parser in PARSERS if parser.format_name in FORMATS}
 # Formats whose file says whether the graph is directed; the others read back directed (see the docstring)
 SAYS_DIRECTED = ("metis", "binary-csr", "gapbs-sg", "gapbs-wsg")
-_COMPRESSION = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
+_COMPRESSION = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}  # what `_output` writes for a name ending so
 
 ARC_BLOCK = 1 << 20  # arcs formatted per kernel call (the text buffer holds about 40 bytes per arc)
 ROW_BLOCK = 1 << 20  # METIS vertex lines per kernel call
@@ -89,21 +91,16 @@ def canonical_format(name: str) -> str:
 
 def format_of_path(path: str | os.PathLike) -> str | None:
     """The format an output name's suffix names (.gr dimacs9, .mtx, .graph metis, .txt snap, .csr, .sg, .wsg; a
-    compression suffix ignored), or None."""
-    name = Path(path).name.lower()
-    for suffix in _COMPRESSION:
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    for fmt, suffix in sorted(SUFFIXES.items(), key=lambda item: -len(item[1])):  # .wsg before .sg
-        if name.endswith(suffix):
-            return fmt
-    return None
+    compression suffix ignored), or None: what the parsers' `sniff_format` says of the name."""
+    fmt = sniff_format(Path(path).name)
+    return fmt if fmt in FORMATS else None
 
 
 def reading_options(fmt: str) -> dict[str, Any]:
     """How the project's parser reads an exported file back to the same arcs (a config's `convert`, `import`'s
     flags): a SNAP edge list must be told it is directed; every other format says enough."""
-    return {"format": canonical_format(fmt), **({"directed": True} if canonical_format(fmt) == "snap" else {})}
+    fmt = canonical_format(fmt)
+    return {"format": fmt, **({"directed": True} if fmt == "snap" else {})}
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -114,7 +111,7 @@ def refusal(graph: CSRGraph, fmt: str) -> str | None:
     """Why `fmt` cannot hold `graph` exactly (one line), or None when it can."""
     fmt = canonical_format(fmt)
     weights = graph.weights
-    if weights is not None and np.dtype(weights.dtype).newbyteorder("<") not in _WEIGHT_DTYPE_CODES:
+    if weights is not None and np.dtype(weights.dtype).newbyteorder("<") not in WEIGHT_DTYPES.values():
         return f"its weights are {weights.dtype}, expected int32 or float32"
     floats = weights is not None and weights.dtype.kind == "f"
     if floats and fmt in ("dimacs9", "metis", "snap", "gapbs-wsg"):
@@ -164,15 +161,6 @@ def _metis_refusal(graph: CSRGraph) -> str | None:
         return (f"METIS lists each edge at both ends with one weight, and in this graph vertex {vertex}'s arcs are "
                 "not matched by arcs back (with the same weights); export dimacs9, mtx, snap or binary-csr")
     return None
-
-
-@njit(cache=True)
-def _in_degrees(column_ids, n):
-    """Arcs into each vertex (numpy's bincount would copy the ids to int64 first: 8 bytes per arc)."""
-    degrees = np.zeros(n, dtype=np.int64)
-    for arc in range(len(column_ids)):
-        degrees[column_ids[arc]] += 1
-    return degrees
 
 
 @njit(cache=True)
@@ -255,16 +243,6 @@ def _output(temporary: Path, path: Path) -> Iterator[BinaryIO]:
         os.fsync(raw.fileno())
 
 
-def _bytes(array: np.ndarray) -> memoryview:
-    return memoryview(np.ascontiguousarray(array).view(np.uint8))
-
-
-def _write_slices(out: BinaryIO, array: np.ndarray, dtype: str, chunk: int = 1 << 24) -> None:
-    """An array in slices, converted slice by slice, so a dtype conversion never copies a whole big array."""
-    for start in range(0, len(array), chunk):
-        out.write(_bytes(np.asarray(array[start : start + chunk], dtype=dtype)))
-
-
 def _comment_name(graph: CSRGraph) -> str:
     """The graph's name as one line of a comment."""
     return "".join(char if char.isprintable() else " " for char in (graph.name or "unnamed graph"))
@@ -277,10 +255,11 @@ def _weights_said(graph: CSRGraph, unit_written: bool) -> str:
     return f"{graph.weights.dtype} weights" + (f" ({spec})" if spec and spec != "keep" else "")
 
 
-def _kind(graph: CSRGraph, format_says: bool) -> str:
+def _kind(graph: CSRGraph) -> str:
+    """What a format without a word for "undirected" says of the graph's direction in its comment."""
     if graph.directed:
         return "directed"
-    return "undirected" if format_says else "undirected: both arcs of every edge written (reads back directed)"
+    return "undirected: both arcs of every edge written (reads back directed)"
 
 
 # --- text: a numba kernel formats a block of arcs into a reused buffer
@@ -380,7 +359,7 @@ def _write_arc_lines(graph: CSRGraph, out: BinaryIO, prefix: str, separator: str
     """Every arc as a line, in CSR order, block by block; `weights`: "none", "int", "ones" or "text"."""
     row_offsets, column_ids = np.asarray(graph.row_offsets), np.asarray(graph.column_ids)
     prefix_bytes = np.frombuffer(prefix.encode("ascii"), dtype=np.uint8)
-    block = max(1, ARC_BLOCK)
+    block = ARC_BLOCK
     buffer = np.empty(min(block, max(graph.m, 1)) * (len(prefix) + 48), dtype=np.uint8)
     mode = {"none": _NO_WEIGHT, "int": _INT_WEIGHT, "ones": _INT_WEIGHT, "text": _TEXT_WEIGHT}[weights]
     row = 0
@@ -408,7 +387,7 @@ def _write_dimacs(graph: CSRGraph, out: BinaryIO) -> None:
     _header(out, [
         "c 9th DIMACS shortest-path graph, written by sssp-bench export",
         f"c {_comment_name(graph)}",
-        f"c {graph.n:,} vertices, {graph.m:,} arcs, {_kind(graph, False)}; {_weights_said(graph, True)}",
+        f"c {graph.n:,} vertices, {graph.m:,} arcs, {_kind(graph)}; {_weights_said(graph, True)}",
         f"p sp {graph.n} {graph.m}",
     ])
     _write_arc_lines(graph, out, "a ", " ", 1, "ones" if graph.weights is None else "int")
@@ -419,7 +398,7 @@ def _write_mtx(graph: CSRGraph, out: BinaryIO) -> None:
     _header(out, [
         f"%%MatrixMarket matrix coordinate {field} general",
         f"% {_comment_name(graph)}, written by sssp-bench export: entry (i, j) is the arc i -> j",
-        f"% {graph.n:,} vertices, {graph.m:,} arcs, {_kind(graph, False)}; {_weights_said(graph, False)}",
+        f"% {graph.n:,} vertices, {graph.m:,} arcs, {_kind(graph)}; {_weights_said(graph, False)}",
         f"{graph.n} {graph.n} {graph.m}",
     ])
     _write_arc_lines(graph, out, "", " ", 1, {"pattern": "none", "integer": "int", "real": "text"}[field])
@@ -447,8 +426,8 @@ def _write_metis(graph: CSRGraph, out: BinaryIO) -> None:
     first = 0
     while first < graph.n:
         # a block of rows holding about ARC_BLOCK arcs (one row at least, however long)
-        end = int(np.searchsorted(row_offsets, row_offsets[first] + max(1, ARC_BLOCK), side="right")) - 1
-        end = min(max(end, first + 1), first + max(1, ROW_BLOCK), graph.n)
+        end = int(np.searchsorted(row_offsets, row_offsets[first] + ARC_BLOCK, side="right")) - 1
+        end = min(max(end, first + 1), first + ROW_BLOCK, graph.n)
         arcs = int(row_offsets[end] - row_offsets[first])
         buffer = np.empty(arcs * 24 + (end - first) + 1, dtype=np.uint8)
         size = _vertex_lines(row_offsets, column_ids, weights, first, end, buffer)
@@ -459,67 +438,37 @@ def _write_metis(graph: CSRGraph, out: BinaryIO) -> None:
 # --- binary
 
 def _write_binary_csr(graph: CSRGraph, out: BinaryIO) -> None:
-    weight_dtype = np.dtype("<i4") if graph.weights is None else np.dtype(graph.weights.dtype).newbyteorder("<")
-    flags = (FLAG_DIRECTED if graph.directed else 0) | (FLAG_WEIGHTED if graph.weighted else 0)
-    flags |= _WEIGHT_DTYPE_CODES[weight_dtype] << _WEIGHT_DTYPE_SHIFT
-    offsets_at, columns_at, weights_at, end = _layout(graph.n, graph.m, graph.weighted, weight_dtype)
-    out.write(_HEADER.pack(MAGIC, FORMAT_VERSION, flags, graph.n, graph.m))
-    written = offsets_at
-    sections = [(offsets_at, graph.row_offsets, "<i8"), (columns_at, graph.column_ids, "<i4")]
-    if graph.weights is not None:
-        sections.append((weights_at, graph.weights, weight_dtype.str))
-    for at, array, dtype in sections:
-        out.write(b"\0" * (at - written))
-        _write_slices(out, array, dtype)
-        written = at + len(array) * np.dtype(dtype).itemsize
-    assert written == end
-
-
-@njit(cache=True)
-def _transpose(row_offsets, column_ids, weights, in_offsets, in_sources, in_weights):
-    """The in-CSR: each vertex's arriving arcs, by source in increasing order (a stable counting sort)."""
-    weighted = len(weights) > 0
-    cursor = in_offsets[:-1].copy()
-    for source in range(len(row_offsets) - 1):
-        for arc in range(row_offsets[source], row_offsets[source + 1]):
-            target = column_ids[arc]
-            at = cursor[target]
-            in_sources[at] = source
-            if weighted:
-                in_weights[at] = weights[arc]
-            cursor[target] = at + 1
+    write_csr_body(graph, out)  # the dataset cache's `.csr` bytes (graph/csr.py), without the sidecar
 
 
 def _write_neighbours(out: BinaryIO, targets: np.ndarray, weights: np.ndarray | None, weighted: bool) -> None:
     """GAPBS's neighbour array: int32 ids, or (int32 id, int32 weight) pairs; weight 1 for an unweighted graph."""
     if not weighted:
-        _write_slices(out, targets, "<i4")
+        write_array(out, targets, np.dtype("<i4"))
         return
     for first in range(0, len(targets), ARC_BLOCK):
         end = min(first + ARC_BLOCK, len(targets))
         pairs = np.empty((end - first, 2), dtype="<i4")
         pairs[:, 0] = targets[first:end]
         pairs[:, 1] = 1 if weights is None else weights[first:end]
-        out.write(_bytes(pairs))
+        out.write(memoryview(pairs.view(np.uint8)))
 
 
 def _write_gapbs(graph: CSRGraph, out: BinaryIO, weighted: bool) -> None:
     from .formats.binary import GAPBS_HEADER
 
     out.write(GAPBS_HEADER.pack(graph.directed, graph.m, graph.n))
-    _write_slices(out, graph.row_offsets, "<i8")
+    write_array(out, graph.row_offsets, np.dtype("<i8"))
     _write_neighbours(out, graph.column_ids, graph.weights, weighted)
     if graph.directed:
-        in_offsets = np.zeros(graph.n + 1, dtype=np.int64)
-        np.cumsum(_in_degrees(np.asarray(graph.column_ids), graph.n), out=in_offsets[1:])
-        in_sources = np.empty(graph.m, dtype=np.int32)
-        has_weights = weighted and graph.weights is not None
-        in_weights = np.empty(graph.m if has_weights else 0, dtype=np.int32)
-        _transpose(np.asarray(graph.row_offsets), np.asarray(graph.column_ids),
-                   np.asarray(graph.weights, dtype=np.int32) if has_weights else _EMPTY_INT,
-                   in_offsets, in_sources, in_weights)
-        _write_slices(out, in_offsets, "<i8")
-        _write_neighbours(out, in_sources, in_weights if has_weights else None, weighted)
+        row_offsets, column_ids = np.asarray(graph.row_offsets), np.asarray(graph.column_ids)
+        if weighted and graph.weights is not None:
+            in_offsets, in_sources, in_weights = transpose(row_offsets, column_ids,
+                                                           np.asarray(graph.weights, dtype=np.int32))
+        else:
+            (in_offsets, in_sources), in_weights = transpose(row_offsets, column_ids), None
+        write_array(out, in_offsets, np.dtype("<i8"))
+        _write_neighbours(out, in_sources, in_weights, weighted)
 
 
 _WRITERS = {

@@ -213,13 +213,8 @@ def write_csr(graph: CSRGraph, path: str | os.PathLike, sidecar: dict[str, Any] 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     clear_stale_temporaries(path.parent)
-    weight_dtype = np.dtype("<i4") if graph.weights is None else graph.weights.dtype.newbyteorder("<")
-    if graph.weights is not None and weight_dtype not in _WEIGHT_DTYPE_CODES:
-        raise ValueError(f"weights must be int32 or float32, not {graph.weights.dtype}")
-    flags = (FLAG_DIRECTED if graph.directed else 0) | (FLAG_WEIGHTED if graph.weighted else 0)
-    flags |= _WEIGHT_DTYPE_CODES[weight_dtype] << _WEIGHT_DTYPE_SHIFT
-    n, m = graph.n, graph.m
-    offsets_at, columns_at, weights_at, end = _layout(n, m, graph.weighted, weight_dtype)
+    _, weight_dtype = _flags_and_weight_dtype(graph)
+    end = _layout(graph.n, graph.m, graph.weighted, weight_dtype)[3]
     _check_disk_room(path, end)
 
     temporary = temporary_path(path)
@@ -227,13 +222,7 @@ def write_csr(graph: CSRGraph, path: str | os.PathLike, sidecar: dict[str, Any] 
     temporaries = [temporary, sidecar_temporary, *(written for written, _ in companions)]
     try:
         with open(temporary, "wb") as out:
-            out.write(_HEADER.pack(MAGIC, FORMAT_VERSION, flags, n, m))
-            sections = [(offsets_at, graph.row_offsets, OFFSET_DTYPE), (columns_at, graph.column_ids, COLUMN_DTYPE)]
-            if graph.weights is not None:
-                sections.append((weights_at, graph.weights, weight_dtype))
-            for at, array, dtype in sections:
-                out.write(b"\0" * (at - out.tell()))
-                _write_array(out, array, dtype)
+            write_csr_body(graph, out)
             out.flush()
             os.fsync(out.fileno())
         if os.path.getsize(temporary) != end:
@@ -264,10 +253,42 @@ def _check_disk_room(path: Path, size: int) -> None:
                         f"{format_size(free)} free; nothing was written")
 
 
-def _write_array(out, array: np.ndarray, dtype: np.dtype, chunk: int = 1 << 24) -> None:
-    """Write in chunks so a dtype conversion never copies a whole 100M-entry array."""
+def _flags_and_weight_dtype(graph: CSRGraph) -> tuple[int, np.dtype]:
+    """The header's flags and the weights' stored dtype (int32 when unweighted); ValueError for another dtype."""
+    weight_dtype = np.dtype("<i4") if graph.weights is None else np.dtype(graph.weights.dtype).newbyteorder("<")
+    if graph.weights is not None and weight_dtype not in _WEIGHT_DTYPE_CODES:
+        raise ValueError(f"weights must be int32 or float32, not {graph.weights.dtype}")
+    flags = (FLAG_DIRECTED if graph.directed else 0) | (FLAG_WEIGHTED if graph.weighted else 0)
+    flags |= _WEIGHT_DTYPE_CODES[weight_dtype] << _WEIGHT_DTYPE_SHIFT
+    return flags, weight_dtype
+
+
+def write_csr_body(graph: CSRGraph, out) -> int:
+    """Write `graph` in the `.csr` layout (header, sections, zero padding; no sidecar) through `out.write` alone, so
+    `out` may be any binary stream (a file, a GzipFile, ...). Returns the bytes written. ValueError for weights
+    that are neither int32 nor float32."""
+    flags, weight_dtype = _flags_and_weight_dtype(graph)
+    n, m = graph.n, graph.m
+    offsets_at, columns_at, weights_at, end = _layout(n, m, graph.weighted, weight_dtype)
+    out.write(_HEADER.pack(MAGIC, FORMAT_VERSION, flags, n, m))
+    written = HEADER_SIZE
+    sections = [(offsets_at, graph.row_offsets, OFFSET_DTYPE), (columns_at, graph.column_ids, COLUMN_DTYPE)]
+    if graph.weights is not None:
+        sections.append((weights_at, graph.weights, weight_dtype))
+    for at, array, dtype in sections:
+        out.write(b"\0" * (at - written))
+        write_array(out, array, dtype)
+        written = at + len(array) * dtype.itemsize
+    if written != end:
+        raise AssertionError(f"wrote {written} bytes of the .csr layout, expected {end}")
+    return end
+
+
+def write_array(out, array: np.ndarray, dtype, chunk: int = 1 << 24) -> None:
+    """Write `array` as `dtype` through `out.write`, in chunks, so a dtype conversion never copies a whole
+    100M-entry array."""
     for start in range(0, len(array), chunk):
-        np.ascontiguousarray(array[start : start + chunk], dtype=dtype).tofile(out)
+        out.write(memoryview(np.ascontiguousarray(array[start : start + chunk], dtype=dtype).view(np.uint8)))
 
 
 def write_sidecar(path: str | os.PathLike, data: dict[str, Any]) -> Path:
@@ -277,6 +298,59 @@ def write_sidecar(path: str | os.PathLike, data: dict[str, Any]) -> Path:
 def read_sidecar(path: str | os.PathLike) -> dict[str, Any]:
     target = sidecar_path(path)
     return read_json(target, GraphFormatError) if target.exists() else {}
+
+
+_KNOWN_FLAGS = FLAG_DIRECTED | FLAG_WEIGHTED | (0b11 << _WEIGHT_DTYPE_SHIFT)
+INT32_MAX = int(np.iinfo(np.int32).max)
+
+
+def parse_header(raw: bytes, label: str, what: str = "CSR") -> dict[str, Any]:
+    """The 64-byte header `raw` checked (magic, version, flags, n and m): n, m, version, directed, weighted,
+    weight_dtype, the section offsets and `end`, the file size they need. A problem is a one-line
+    GraphFormatError "<label>: ..." (`what` names the format in it). The file's size is the caller's to check."""
+    if len(raw) < 8 or raw[:8] != MAGIC:
+        raise GraphFormatError(f"{label}: not an sssp-bench {what} file (wrong magic {bytes(raw[:8])!r}, expected "
+                               f"{MAGIC!r})")
+    if len(raw) < HEADER_SIZE:
+        raise GraphFormatError(f"{label}: truncated header ({len(raw)} of {HEADER_SIZE} bytes)")
+    _, version, flags, n, m = _HEADER.unpack(raw[:HEADER_SIZE])
+    if version != FORMAT_VERSION:
+        raise GraphFormatError(f"{label}: {what} version {version}, this sssp-bench reads version {FORMAT_VERSION}")
+    weight_code = (flags >> _WEIGHT_DTYPE_SHIFT) & 0b11
+    if weight_code not in WEIGHT_DTYPES or flags & ~_KNOWN_FLAGS:
+        raise GraphFormatError(f"{label}: unknown flags {flags:#x} (bit 0 directed, bit 1 weighted, bits 2-3 the "
+                               "weight dtype: 0 int32, 1 float32)")
+    if n > INT32_MAX:
+        raise GraphFormatError(f"{label}: the header says n={n:,} vertices, expected 0 <= n <= {INT32_MAX} (int32 ids)")
+    if m >= 2**63:
+        raise GraphFormatError(f"{label}: the header says m={m:,} arcs, expected m < 2**63 (int64 row offsets)")
+    weighted = bool(flags & FLAG_WEIGHTED)
+    weight_dtype = WEIGHT_DTYPES[weight_code]
+    offsets_at, columns_at, weights_at, end = _layout(n, m, weighted, weight_dtype)
+    return {
+        "n": n, "m": m, "version": version, "directed": bool(flags & FLAG_DIRECTED), "weighted": weighted,
+        "weight_dtype": weight_dtype, "offsets_at": offsets_at, "columns_at": columns_at, "weights_at": weights_at,
+        "end": end,
+    }
+
+
+def csr_problem(row_offsets: np.ndarray, column_ids: np.ndarray, n: int, m: int, which: str = "",
+                check_columns: bool = True) -> str | None:
+    """What is wrong with CSR arrays read from a file (row offsets from 0 to m without decreasing, column ids in
+    [0, n)), as one line, or None. `which` ("in-neighbours' ") names the arrays. Reads row_offsets once and scans
+    column_ids once; only a failure allocates more (to say where)."""
+    first, last = int(row_offsets[0]), int(row_offsets[n])
+    if first != 0 or last != m:
+        return f"the {which}row offsets run from {first} to {last}, expected 0 to m={m} (sizes disagree)"
+    if n and np.any(row_offsets[1:] < row_offsets[:-1]):
+        vertex = int(np.flatnonzero(row_offsets[1:] < row_offsets[:-1])[0])
+        return (f"the {which}row offsets decrease after vertex {vertex} ({int(row_offsets[vertex])} then "
+                f"{int(row_offsets[vertex + 1])}); the file is corrupt")
+    if check_columns and m and (column_ids.min() < 0 or column_ids.max() >= n):
+        arc = int(np.flatnonzero((column_ids < 0) | (column_ids >= n))[0])
+        return (f"{which}column ids outside [0, {n}): arc {arc} points to {int(column_ids[arc])}; the file is "
+                "corrupt")
+    return None
 
 
 def read_header(path: str | os.PathLike) -> dict[str, Any]:
@@ -290,33 +364,17 @@ def read_header(path: str | os.PathLike) -> dict[str, Any]:
         raise GraphFormatError(f"{path}: no such graph file") from None
     except IsADirectoryError:
         raise GraphFormatError(f"{path}: is a directory, expected a .csr graph file") from None
-    if len(raw) < 8 or raw[:8] != MAGIC:
-        raise GraphFormatError(f"{path}: not an sssp-bench CSR file (wrong magic {raw[:8]!r}, expected {MAGIC!r})")
-    if len(raw) < HEADER_SIZE:
-        raise GraphFormatError(f"{path}: truncated header ({len(raw)} of {HEADER_SIZE} bytes)")
-    _, version, flags, n, m = _HEADER.unpack(raw)
-    if version != FORMAT_VERSION:
-        raise GraphFormatError(f"{path}: CSR format version {version}, this sssp-bench reads version {FORMAT_VERSION}")
-    weight_code = (flags >> _WEIGHT_DTYPE_SHIFT) & 0b11
-    if weight_code not in WEIGHT_DTYPES:
-        raise GraphFormatError(f"{path}: unknown weight dtype code {weight_code} in the flags")
-    if n >= 2**31 or m >= 2**63:
-        raise GraphFormatError(f"{path}: n={n} does not fit the int32 column ids")
-    weighted = bool(flags & FLAG_WEIGHTED)
-    weight_dtype = WEIGHT_DTYPES[weight_code]
-    offsets_at, columns_at, weights_at, end = _layout(n, m, weighted, weight_dtype)
+    header = parse_header(raw, str(path))
+    n, m, end = header["n"], header["m"], header["end"]
     if size < end:
         raise GraphFormatError(f"{path}: truncated: {size} bytes, but n={n} and m={m} need {end}")
     if size > end:
         raise GraphFormatError(f"{path}: {size} bytes, but n={n} and m={m} need exactly {end} (sizes disagree)")
-    return {
-        "n": n, "m": m, "directed": bool(flags & FLAG_DIRECTED), "weighted": weighted,
-        "weight_dtype": weight_dtype, "offsets_at": offsets_at, "columns_at": columns_at, "weights_at": weights_at,
-    }
+    return header
 
 
 def read_csr(path: str | os.PathLike, name: str | None = None, check_columns: bool = True) -> CSRGraph:
-    """Map a `.csr` file read-only, without copying its arrays, and check that it is consistent.
+    """Map a `.csr` file read-only, without copying its arrays, and check that it is consistent (`csr_problem`).
 
     The checks read row_offsets once and (with `check_columns`) scan column_ids once for their range;
     neither allocates an array of m entries.
@@ -330,14 +388,9 @@ def read_csr(path: str | os.PathLike, name: str | None = None, check_columns: bo
     if header["weighted"]:
         dtype = header["weight_dtype"]
         weights = np.memmap(path, dtype, "r", header["weights_at"], (m,)) if m else np.empty(0, dtype)
-    if row_offsets[0] != 0 or row_offsets[n] != m:
-        raise GraphFormatError(
-            f"{path}: row_offsets run from {row_offsets[0]} to {row_offsets[n]}, expected 0 to m={m} (sizes disagree)"
-        )
-    if n and np.any(row_offsets[1:] < row_offsets[:-1]):
-        raise GraphFormatError(f"{path}: row_offsets decrease somewhere; the file is corrupt")
-    if check_columns and m and (column_ids.min() < 0 or column_ids.max() >= n):
-        raise GraphFormatError(f"{path}: column ids outside [0, {n}); the file is corrupt")
+    problem = csr_problem(row_offsets, column_ids, n, m, check_columns=check_columns)
+    if problem is not None:
+        raise GraphFormatError(f"{path}: {problem}")
     sidecar = read_sidecar(path)
     return CSRGraph(
         row_offsets, column_ids, weights, header["directed"], name or sidecar.get("name") or path.stem,

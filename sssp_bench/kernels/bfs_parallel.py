@@ -54,22 +54,43 @@ STATS = 4
 
 
 @numba.njit(cache=True)
-def transpose(row_offsets, column_ids):
-    """(in_offsets, in_columns): the reverse graph's CSR, each row's tails in increasing order (a counting sort)."""
-    n = len(row_offsets) - 1
+def in_offsets_of(column_ids, n):
+    """The reverse graph's row offsets, int64[n + 1]: the in-degrees' running sum (no int64 copy of the ids)."""
     in_offsets = np.zeros(n + 1, np.int64)
     for e in range(len(column_ids)):
         in_offsets[column_ids[e] + 1] += 1
     for v in range(n):
         in_offsets[v + 1] += in_offsets[v]
+    return in_offsets
+
+
+@numba.njit(cache=True)
+def _fill_transpose(row_offsets, column_ids, weights, in_offsets, in_columns, in_weights):
+    """Each vertex's in-arcs into in_columns (and, when `weights` is not empty, their weights into in_weights),
+    by tail in increasing order: a stable counting sort."""
+    weighted = len(weights) > 0
     cursor = in_offsets[:-1].copy()
-    in_columns = np.empty(len(column_ids), np.int32)
-    for u in range(n):
+    for u in range(len(row_offsets) - 1):
         for e in range(row_offsets[u], row_offsets[u + 1]):
             v = column_ids[e]
-            in_columns[cursor[v]] = u
-            cursor[v] += 1
-    return in_offsets, in_columns
+            at = cursor[v]
+            in_columns[at] = u
+            if weighted:
+                in_weights[at] = weights[e]
+            cursor[v] = at + 1
+
+
+def transpose(row_offsets, column_ids, weights=None):
+    """(in_offsets, in_columns): the reverse graph's CSR, each row's tails in increasing order (a counting sort);
+    given `weights` (one per arc), (in_offsets, in_columns, in_weights), each in-arc's weight beside it."""
+    in_offsets = in_offsets_of(column_ids, len(row_offsets) - 1)
+    in_columns = np.empty(len(column_ids), np.int32)
+    if weights is None:
+        _fill_transpose(row_offsets, column_ids, column_ids[:0], in_offsets, in_columns, in_columns[:0])
+        return in_offsets, in_columns
+    in_weights = np.empty(len(weights), weights.dtype)
+    _fill_transpose(row_offsets, column_ids, weights, in_offsets, in_columns, in_weights)
+    return in_offsets, in_columns, in_weights
 
 
 @numba.njit(cache=True, _nrt=False)

@@ -47,14 +47,12 @@ import numpy as np
 from numba import njit
 
 from ...errors import GraphFormatError
-from ...graph.csr import (FLAG_DIRECTED, FLAG_WEIGHTED, FORMAT_VERSION, HEADER_SIZE, MAGIC, WEIGHT_DTYPES,
-                          _HEADER, _WEIGHT_DTYPE_SHIFT, _layout)
+from ...graph.csr import COLUMN_DTYPE as ID_DTYPE, HEADER_SIZE, MAGIC, OFFSET_DTYPE, csr_problem, parse_header
 from ...graph.memory import check_fits, graph_bytes
+from ...kernels.bfs_parallel import in_offsets_of
 from .parsing import INT32_MAX, MAX_ANNOUNCED_ARCS, FormatParser
 
 GAPBS_HEADER = struct.Struct("<?qq")  # directed, m (arcs), n
-OFFSET_DTYPE = np.dtype("<i8")
-ID_DTYPE = np.dtype("<i4")
 
 
 class _Section:
@@ -102,7 +100,8 @@ def _count_self_loops(row_offsets, column_ids):
 
 class BinaryParser(FormatParser):
     """A fixed-size header, then sections of known sizes streamed into arrays (`feed` takes any split of the
-    bytes). A format gives `header_size`, `read_header(raw) -> sections` and `arrays()`."""
+    bytes). A format gives `header_size`, `read_header(raw) -> sections` (which allocates `row_offsets` and
+    `column_ids`, checked when the bytes are in) and `arrays()`."""
 
     id_base = 0
     header_size = 0
@@ -116,7 +115,6 @@ class BinaryParser(FormatParser):
         self.carry = bytearray()  # the start of an element split across two chunks
         self.extra = 0          # bytes after the last section
         self.total = 0
-        self.header_done = False
 
     def fail_here(self, message: str) -> GraphFormatError:
         return GraphFormatError(f"{self.label}: {message}")
@@ -135,7 +133,6 @@ class BinaryParser(FormatParser):
             if len(self.head) < self.header_size:
                 return
             self.sections = self.read_header(bytes(self.head))
-            self.header_done = True
             if self.data_bytes is not None and self.data_bytes != self.expected_bytes:
                 raise self.fail_here(self._size_mismatch(self.data_bytes))
         while self.section < len(self.sections):
@@ -193,9 +190,9 @@ class BinaryParser(FormatParser):
             raise self.fail_here(f"truncated header ({self.total} of {self.header_size} bytes)")
         if self.section < len(self.sections) or self.extra:
             raise self.fail_here(self._size_mismatch(self.total))
+        self.check_arrays(self.row_offsets, self.column_ids, "")  # before anything indexes by the ids
         row_offsets, column_ids, weights = self.arrays()
-        n, m = self.header["n"], self.header["m"]
-        check_csr(self, row_offsets, column_ids, n, m, "")
+        m = self.header["m"]
         stats = {"arcs_read": m, "self_loops": int(_count_self_loops(row_offsets, column_ids)),
                  "sorted_by_source": True}
         return row_offsets, column_ids, weights, None, stats
@@ -203,20 +200,12 @@ class BinaryParser(FormatParser):
     def arrays(self) -> tuple:
         raise NotImplementedError
 
-
-def check_csr(parser: BinaryParser, row_offsets: np.ndarray, column_ids: np.ndarray, n: int, m: int,
-              which: str) -> None:
-    """Offsets from 0 to m without decreasing, ids in [0, n): else one line naming the file."""
-    if row_offsets[0] != 0 or row_offsets[n] != m:
-        raise parser.fail_here(f"the {which}row offsets run from {row_offsets[0]} to {row_offsets[n]}, expected 0 "
-                               f"to m={m} (sizes disagree)")
-    if n and np.any(row_offsets[1:] < row_offsets[:-1]):
-        vertex = int(np.flatnonzero(row_offsets[1:] < row_offsets[:-1])[0])
-        raise parser.fail_here(f"the {which}row offsets decrease after vertex {vertex} ({row_offsets[vertex]} then "
-                               f"{row_offsets[vertex + 1]}); the file is corrupt")
-    if m and (column_ids.min() < 0 or column_ids.max() >= n):
-        bad = int(column_ids[(column_ids < 0) | (column_ids >= n)][0])
-        raise parser.fail_here(f"{which or 'a '}column id {bad} is outside [0, {n}); the file is corrupt")
+    def check_arrays(self, row_offsets: np.ndarray, column_ids: np.ndarray, which: str) -> None:
+        """Offsets from 0 to m without decreasing, ids in [0, n) (graph/csr.py's `csr_problem`): else one line
+        naming the file."""
+        problem = csr_problem(row_offsets, column_ids, self.header["n"], self.header["m"], which)
+        if problem is not None:
+            raise self.fail_here(problem)
 
 
 class BinaryCsrParser(BinaryParser):
@@ -229,22 +218,14 @@ class BinaryCsrParser(BinaryParser):
         return not head or head.startswith(MAGIC)
 
     def read_header(self, raw: bytes) -> list[_Section]:
-        magic, version, flags, n, m = _HEADER.unpack(raw)
-        if magic != MAGIC:
-            raise self.fail_here(f"not an sssp-bench binary CSR file (magic {magic!r}, expected {MAGIC!r})")
-        if version != FORMAT_VERSION:
-            raise self.fail_here(f"binary CSR version {version}, this sssp-bench reads version {FORMAT_VERSION}")
-        code = (flags >> _WEIGHT_DTYPE_SHIFT) & 0b11
-        if code not in WEIGHT_DTYPES or flags >> (_WEIGHT_DTYPE_SHIFT + 2):
-            raise self.fail_here(f"unknown flags {flags:#x} (bit 0 directed, bit 1 weighted, bits 2-3 the weight "
-                                 "dtype: 0 int32, 1 float32)")
-        weighted, weight_dtype = bool(flags & FLAG_WEIGHTED), WEIGHT_DTYPES[code]
-        self.natural_directed = bool(flags & FLAG_DIRECTED)
+        header = parse_header(raw, self.label, "binary CSR")  # graph/csr.py's checks: magic, version, flags, n, m
+        n, m, weighted, weight_dtype = header["n"], header["m"], header["weighted"], header["weight_dtype"]
+        self.natural_directed = header["directed"]
         self.arcs_symmetric = not self.natural_directed
-        self.header.update({"n": n, "m": m, "version": version, "directed": self.natural_directed,
+        self.header.update({"n": n, "m": m, "version": header["version"], "directed": self.natural_directed,
                             "weighted": weighted, "weight_dtype": str(weight_dtype) if weighted else None})
         self.check_sizes(n, m, weight_dtype.itemsize if weighted else 0)
-        offsets_at, columns_at, weights_at, end = _layout(n, m, weighted, weight_dtype)
+        offsets_at, columns_at, weights_at = header["offsets_at"], header["columns_at"], header["weights_at"]
         self.row_offsets = np.empty(n + 1, dtype=OFFSET_DTYPE)
         self.column_ids = np.empty(m, dtype=ID_DTYPE)
         keep = weighted and not self.options.binarize
@@ -261,19 +242,6 @@ class BinaryCsrParser(BinaryParser):
 
     def arrays(self):
         return self.row_offsets, self.column_ids, self.weights
-
-
-@njit(cache=True)
-def _first_wrong_in_degree(in_offsets, column_ids):
-    """The first vertex whose in-degree (in_offsets) differs from the arcs into it (column_ids), or -1."""
-    n = len(in_offsets) - 1
-    counts = np.zeros(n, dtype=np.int64)
-    for arc in range(len(column_ids)):
-        counts[column_ids[arc]] += 1
-    for vertex in range(n):
-        if in_offsets[vertex + 1] - in_offsets[vertex] != counts[vertex]:
-            return vertex
-    return -1
 
 
 class GapbsParser(BinaryParser):
@@ -314,12 +282,13 @@ class GapbsParser(BinaryParser):
 
     def arrays(self):
         if self.in_offsets is not None:
-            n, m = self.header["n"], self.header["m"]
-            check_csr(self, self.in_offsets, self.in_ids, n, m, "in-neighbours' ")
-            vertex = _first_wrong_in_degree(self.in_offsets, self.column_ids)
-            if vertex >= 0:
-                degree = int(self.in_offsets[vertex + 1] - self.in_offsets[vertex])
-                arriving = int(np.count_nonzero(np.asarray(self.column_ids) == vertex))
+            self.check_arrays(self.in_offsets, self.in_ids, "in-neighbours' ")
+            given = np.diff(self.in_offsets)
+            arriving_all = np.diff(in_offsets_of(self.column_ids, self.header["n"]))  # the out-CSR's in-degrees
+            wrong = np.flatnonzero(given != arriving_all)
+            if len(wrong):
+                vertex = int(wrong[0])
+                degree, arriving = int(given[vertex]), int(arriving_all[vertex])
                 raise self.fail_here(f"the in-neighbours give vertex {vertex} in-degree {degree}, but the out-arcs "
                                      f"into it number {arriving}: expected the in-CSR to be the out-CSR's transpose")
             self.in_offsets = self.in_ids = None
