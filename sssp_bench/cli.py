@@ -346,19 +346,23 @@ def _given(parameter: str) -> bool:
 
 
 def _shard_of(shard_text: str | None, resume_dir: Path | None) -> tuple[int, int] | dict | None:
-    """(index, count) from --shard, or, resuming without it, the shard record the run folder's manifest keeps."""
+    """(index, count) from --shard; resuming a shard, the shard record its manifest keeps (the pieces it began with,
+    whatever split made them: split again, a --costs-from run or another estimate could cut them otherwise), which
+    --shard, when given again, must name."""
     from .run.shards import parse_shard
 
-    if shard_text is not None:
-        return parse_shard(shard_text)
+    requested = parse_shard(shard_text) if shard_text is not None else None
     manifest_path = resume_dir / "manifest.json" if resume_dir is not None else None
     if manifest_path is not None and manifest_path.is_file():
         from .jsonfile import read_json
 
         recorded = read_json(manifest_path).get("shard")
         if recorded:
+            if requested is not None and requested != (int(recorded["index"]), int(recorded["count"])):
+                raise UserError(f"{resume_dir}: the run is shard {recorded['index']}/{recorded['count']}, not "
+                                f"--shard {shard_text}")
             return recorded
-    return None
+    return requested
 
 
 @cli.command()

@@ -368,7 +368,7 @@ def test_resuming_a_shard_needs_no_shard_option(invoke, tmp_path):
     assert resumed.exit_code == 0, resumed.output
     assert "shard 2/3: " in resumed.output
     other = invoke("run", "split.yaml", "--shard", "1/3", "--resume", "results/s2", "--no-progress")
-    assert other.exit_code == 2 and "was started from a different config" in other.output
+    assert other.exit_code == 2 and "results/s2: the run is shard 2/3, not --shard 1/3" in other.output
 
 
 def test_a_shard_split_by_measured_costs_resumes_with_its_own_pieces_on_the_command_line(invoke, tmp_path):
@@ -382,6 +382,13 @@ def test_a_shard_split_by_measured_costs_resumes_with_its_own_pieces_on_the_comm
     rows_path.write_text("".join(lines[:-3]))  # as if it had been killed three rows before its end
     resumed = invoke("run", "split.yaml", "--resume", "results/s2", "--no-progress")  # no --shard, no --costs-from
     assert resumed.exit_code == 0, resumed.output
+    keys = [(row["graph"], row["variant"], row["source_index"]) for row in read_rows(tmp_path / "results" / "s2")
+            if row["phase"] == "solve"]
+    assert len(keys) == len(set(keys)) == sum('"solve"' in line for line in lines)
+    # as `make shard` resumes: --shard again, without --costs-from: the pieces the shard began with, not a new split
+    rows_path.write_text("".join(lines[:-3]))
+    again = invoke("run", "split.yaml", "--shard", "2/2", "--resume", "results/s2", "--no-progress")
+    assert again.exit_code == 0, again.output
     keys = [(row["graph"], row["variant"], row["source_index"]) for row in read_rows(tmp_path / "results" / "s2")
             if row["phase"] == "solve"]
     assert len(keys) == len(set(keys)) == sum('"solve"' in line for line in lines)
