@@ -486,14 +486,16 @@ def estimate_text(estimate: dict[str, Any]) -> str:
 # -- merging --------------------------------------------------------------------------------------------------
 
 
-def merge_shards(shard_dirs: list[Path], into: Path, log: Callable[[str], None] | None = None) -> Path:
+def merge_shards(shard_dirs: list[Path], into: Path, log: Callable[[str], None] | None = None,
+                 coordinator: Callable[[], dict[str, Any]] | None = None) -> Path:
     """Join one complete split's shard folders into the run folder `into`: rows in the unsplit run's order (a cell
     cut into source ranges: one prepare row per outcome, its solves by repetition and source), one manifest for
     the whole config (the config before the split and its hash, the graphs of every shard, the statuses counted
     from the rows, every shard's timing) with `merged_from` recording each shard's run, host, GPU, rows and
     attempts. Refused, in one line, when the folders are not exactly one split whose pieces cover every cell's
     sources once, or when two shards recorded the same solve. `into` may hold an earlier merge of the same shards,
-    which is replaced; never another run."""
+    which is replaced; never another run. `coordinator()`: the clock of a `--workers` run (run/workers.py), kept in
+    the merged timing just before the manifest is written, its `elapsed_s` the run's."""
     log = log or (lambda message: None)
     loaded = []
     for shard_dir in shard_dirs:
@@ -529,6 +531,9 @@ def merge_shards(shard_dirs: list[Path], into: Path, log: Callable[[str], None] 
     into.mkdir(parents=True, exist_ok=True)
     write_text_atomic(into / "rows.jsonl", "".join(lines[shard][row] + "\n" for shard, row in order))
     _copy_power_traces([shard_dir for shard_dir, _ in loaded], into)
+    if coordinator is not None and merged.get("timing") is not None:
+        merged["timing"]["coordinator"] = coordinator()
+        merged["timing"]["elapsed_s"] = merged["timing"]["coordinator"]["elapsed_s"]
     write_json_atomic(into / "manifest.json", merged)
     return into
 

@@ -203,14 +203,13 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
             log(f"shard {result['index']}/{count} done ({statuses_line(result['statuses'])}) by pid {result['pid']} "
                 f"on {result['host']}" + (f", GPU {result['gpu']}" if result["gpu"] else ""))
     started = time.perf_counter()
-    shards.merge_shards([Path(result["run_dir"]) for result in results], run_dir, log=log)
-    merged = json.loads((run_dir / "manifest.json").read_text())
-    if merged.get("timing") is not None:  # the coordinator's clock: the whole command, Dask and the merge included
-        merged["timing"]["coordinator"] = {"cluster_s": cluster_s, "preflight_s": preflight_s,
-                                           "merge_s": time.perf_counter() - started,
-                                           "elapsed_s": time.perf_counter() - began}
-        merged["timing"]["elapsed_s"] = merged["timing"]["coordinator"]["elapsed_s"]
-        write_json_atomic(run_dir / "manifest.json", merged)
+
+    def coordinator() -> dict[str, float]:  # the coordinator's clock: the whole command, Dask and the merge included
+        return {"cluster_s": cluster_s, "preflight_s": preflight_s, "merge_s": time.perf_counter() - started,
+                "elapsed_s": time.perf_counter() - began}
+
+    shards.merge_shards([Path(result["run_dir"]) for result in results], run_dir, log=log, coordinator=coordinator)
+    merged = read_json(run_dir / "manifest.json")
     outcome = RunOutcome(run_dir)
     outcome.statuses.update(merged["statuses"])
     outcome.not_loaded.update(merged.get("not_loaded") or {})  # any shard's graph that failed to load
