@@ -538,13 +538,12 @@ class Runner:
         indexes = self._source_indexes(loaded.label, variant, len(sources))
         self.cell_clock = dict.fromkeys(("setup_s", "solve_s", "end_to_end_s", "verify_s"), 0.0)
         self.cell_solves = 0
-        references_before = self.timing.graph_parts["references_s"]
-        started = time.perf_counter()
+        started = self.timing.net_clock()
         try:
             self._run_cell(loaded, sources, indexes, variant, references, writer, progress)
         finally:
             if self.cell_solves or self.cell_clock["setup_s"]:
-                wall_s = time.perf_counter() - started - (self.timing.graph_parts["references_s"] - references_before)
+                wall_s = self.timing.net_clock() - started
                 self.timing.cells.append({
                     "graph": loaded.label, "variant": variant.name, "first": indexes.start, "stop": indexes.stop,
                     "solves": self.cell_solves, **self.cell_clock, "wall_s": wall_s})
@@ -605,8 +604,7 @@ class Runner:
         try:
             for repetition, index, source in remaining:
                 interrupts.raise_if_requested()  # Ctrl-C or SIGTERM stop the run here, between solves
-                solve_started = time.perf_counter()
-                references_before = self.timing.graph_parts["references_s"]
+                solve_started = self.timing.net_clock()
                 if timed_out:
                     row = self._row(label, variant, implementation_class, source, index, repetition)
                     row.update(status="timeout", message=timed_out)
@@ -622,8 +620,7 @@ class Runner:
                 self.outcome.statuses[row["status"]] += 1
                 if solve_outcome(row["status"], row["certificate"], row["reference"]) == "verified":
                     _add_verified(self.done.verified, (label, variant.name), source)
-                self._add_solve(row, time.perf_counter() - solve_started
-                                - (self.timing.graph_parts["references_s"] - references_before))
+                self._add_solve(row, self.timing.net_clock() - solve_started)
                 progress.advance(1)
             if energy_due:
                 interrupts.raise_if_requested()
@@ -739,12 +736,11 @@ class Runner:
             reached_vertices, reached_arcs = int(reached.sum()), int(self.out_degrees[reached].sum())
         row.update(reached_vertices=reached_vertices, reached_arcs=reached_arcs,
                    mteps=reached_arcs / time_s / 1e6 if time_s > 0 else None)
-        verify_started, references_before = time.perf_counter(), self.timing.graph_parts["references_s"]
+        verify_started = self.timing.net_clock()
         try:
             return self._verify(loaded, row, source, index, result, distances, kind, references)
         finally:
-            verify_s = (time.perf_counter() - verify_started
-                        - (self.timing.graph_parts["references_s"] - references_before))
+            verify_s = self.timing.net_clock() - verify_started
             self.timing.add("verify_s", verify_s)
             self.cell_clock["verify_s"] += verify_s
 

@@ -74,6 +74,11 @@ class RunTiming:
         self.graph_parts: dict[str, float] = dict.fromkeys(GRAPH_PARTS, 0.0)
         self.cells: list[dict[str, Any]] = []
 
+    def net_clock(self) -> float:
+        """A clock that stands still while reference distances are computed (they count in graph_s): the
+        difference of two readings is a region's seconds without the references it computed."""
+        return time.perf_counter() - self.graph_parts["references_s"]
+
     def add(self, total: str, seconds: float) -> None:
         self.totals[total] += seconds
 
