@@ -62,7 +62,7 @@ def shard_problems(manifests: list[dict[str, Any]]) -> list[str]:
             sorted({f"{_split_name(m)} in {m['shard']['count']}" for m in shards})))
     elif len({split_key(m) for m in shards}) > 1:
         problems.append("the runs come from different splits of " + _split_name(shards[0]) + ": " + ", ".join(
-            sorted({f"{_estimate_text(m)} (split {split_key(m)[2][:12] or 'without digest'})" for m in shards})))
+            sorted({f"{_estimate_of(m)} (split {split_key(m)[2][:12] or 'without digest'})" for m in shards})))
     seen: dict[int, str] = {}
     for manifest in shards:
         index = int(manifest["shard"]["index"])
@@ -73,10 +73,15 @@ def shard_problems(manifests: list[dict[str, Any]]) -> list[str]:
     return problems + missing_shards(shards)
 
 
-def _estimate_text(manifest: dict[str, Any]) -> str:
-    estimate = (manifest["shard"].get("split") or {}).get("estimate") or {}
+def _estimate_of(manifest: dict[str, Any]) -> str:
+    return estimate_text((manifest["shard"].get("split") or {}).get("estimate") or {})
+
+
+def estimate_text(estimate: dict[str, Any]) -> str:
+    """How a split's costs were estimated, in words (a shard manifest's `shard.split.estimate`)."""
     if estimate.get("kind") == "measured":
-        return f"costs measured in {estimate.get('run')}"
+        return (f"costs measured in {estimate.get('run')} ({estimate.get('cells_measured')} cell(s); "
+                f"{estimate.get('cells_estimated')} estimated from the config)")
     return "costs estimated from the config"
 
 

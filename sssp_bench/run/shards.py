@@ -67,7 +67,8 @@ from typing import Any, Callable
 from ..errors import UserError
 from ..jsonfile import read_json, write_json_atomic, write_text_atomic
 from ..results.energy import POWER_FOLDER
-from ..results.shards import (coverage_problems, join_problems, joined, row_statuses, shard_entry, shard_problems)
+from ..results.shards import (coverage_problems, estimate_text, join_problems, joined, row_statuses, shard_entry,
+                              shard_problems)
 from .config import Config, GraphEntry
 from .order import variant_run_order
 
@@ -473,14 +474,6 @@ def describe_split(config: Config, count: int, measured: MeasuredCosts | None = 
 def describe_piece(piece: Piece) -> str:
     text = f"{piece.graph}/{piece.variant}"
     return text if piece.whole else f"{text}[{piece.first}:{piece.stop}]"
-
-
-def estimate_text(estimate: dict[str, Any]) -> str:
-    """How a split's costs were estimated, in words."""
-    if estimate.get("kind") == "measured":
-        return (f"costs measured in {estimate['run']} ({estimate['cells_measured']} cell(s); "
-                f"{estimate['cells_estimated']} estimated from the config)")
-    return "costs estimated from the config"
 
 
 # -- merging --------------------------------------------------------------------------------------------------
