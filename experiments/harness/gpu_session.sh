@@ -20,7 +20,7 @@ python3 -m pip install -q --no-deps --no-build-isolation -e . || exit 1
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
 if [ "$run_tests" = 1 ]; then
   # shellcheck disable=SC2086
-  python3 -m pytest -m gpu -q -p no:cacheprovider ${TEST_FILES:-} 2>&1 | tail -5 | tee "$out/gpu-tests.txt"
+  python3 -m pytest -m gpu -q -p no:cacheprovider ${TEST_FILES:-} 2>&1 | tail -5 | tee "$out/gpu-tests-$run_id.txt"
 fi
 datasets=/tmp/sssp-datasets
 if [ -d .carry/datasets ]; then  # a graph not fetched is a failed prepare row of its own, the rest runs
@@ -30,9 +30,15 @@ if [ -d .carry/datasets ]; then  # a graph not fetched is a failed prepare row o
 fi
 graphs=()
 for label in "$@"; do graphs+=(--graph "$label"); done
+# The device tool brings back at most 8 files from $OUT: the run folder and its report travel as one archive
+# ($OUT/RUN_ID.tgz, unpacked with `tar xzf`), beside RUN_ID-run.txt and RUN_ID-report.txt, so two calls of this
+# script in one command bring back both runs whole.
+work=/tmp/gpu-session
+mkdir -p "$work/results"
 timeout "${RUN_SECONDS:-480}" sssp-bench run "$config" "${graphs[@]}" --datasets "$datasets" \
-  --output "$out/results" --run-id "$run_id" --no-progress > "$out/run.txt" 2>&1
-echo "run exit status: $? (log: run.txt)"
-tail -n 5 "$out/run.txt"
-sssp-bench report "$out/results/$run_id" --out "$out/report" > "$out/report.txt" 2>&1
-tail -n 40 "$out/report.txt"
+  --output "$work/results" --run-id "$run_id" --no-progress > "$out/$run_id-run.txt" 2>&1
+echo "run exit status: $? (log: $run_id-run.txt)"
+tail -n 5 "$out/$run_id-run.txt"
+sssp-bench report "$work/results/$run_id" --out "$work/results/$run_id-report" > "$out/$run_id-report.txt" 2>&1
+tar czf "$out/$run_id.tgz" -C "$work/results" "$run_id" "$run_id-report"
+tail -n 40 "$out/$run_id-report.txt"
