@@ -30,15 +30,15 @@ if [ -d .carry/datasets ]; then  # a graph not fetched is a failed prepare row o
 fi
 graphs=()
 for label in "$@"; do graphs+=(--graph "$label"); done
-# The device tool brings back at most 8 files from $OUT: the run folder and its report travel as one archive
-# ($OUT/RUN_ID.tgz, unpacked with `tar xzf`), beside RUN_ID-run.txt and RUN_ID-report.txt, so two calls of this
-# script in one command bring back both runs whole.
+# The device tool brings back at most 8 files from $OUT: a run travels as one archive, $OUT/RUN_ID.tgz (unpack it
+# with `tar xzf`): the run folder, its report folder, RUN_ID-run.txt and RUN_ID-report.txt, so several calls of this
+# script in one command bring back every run whole.
 work=/tmp/gpu-session
 mkdir -p "$work/results"
 timeout "${RUN_SECONDS:-480}" sssp-bench run "$config" "${graphs[@]}" --datasets "$datasets" \
-  --output "$work/results" --run-id "$run_id" --no-progress > "$out/$run_id-run.txt" 2>&1
+  --output "$work/results" --run-id "$run_id" --no-progress > "$work/results/$run_id-run.txt" 2>&1
 echo "run exit status: $? (log: $run_id-run.txt)"
-tail -n 5 "$out/$run_id-run.txt"
-sssp-bench report "$work/results/$run_id" --out "$work/results/$run_id-report" > "$out/$run_id-report.txt" 2>&1
-tar czf "$out/$run_id.tgz" -C "$work/results" "$run_id" "$run_id-report"
-tail -n 40 "$out/$run_id-report.txt"
+tail -n 5 "$work/results/$run_id-run.txt"
+sssp-bench report "$work/results/$run_id" --out "$work/results/$run_id-report" > "$work/results/$run_id-report.txt" 2>&1
+tar czf "$out/$run_id.tgz" -C "$work/results" "$run_id" "$run_id-report" "$run_id-run.txt" "$run_id-report.txt"
+tail -n "${REPORT_LINES:-40}" "$work/results/$run_id-report.txt"
