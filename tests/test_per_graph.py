@@ -175,9 +175,9 @@ def test_the_rooflines_hop_depths_are_read_by_the_next_run_on_a_device_faked_her
     assert len(floors) == 4 and all(floor > 0 for floor in floors)  # every solve still gets its floor
 
 
-def test_a_worker_process_keeps_its_last_graph_between_tasks_until_the_file_changes(tmp_path):
+def test_a_worker_process_keeps_its_graph_between_tasks_until_the_file_changes(tmp_path):
     from sssp_bench.run.config import GraphEntry
-    from sssp_bench.run.runner import ProcessMemo
+    from sssp_bench.run.resident import ProcessMemo
 
     memo = ProcessMemo()
     entry = GraphEntry("grid:rows=5,cols=5,seed=1", "grid", "keep")

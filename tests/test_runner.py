@@ -86,10 +86,10 @@ def test_resume_does_not_load_a_graph_that_was_finished(tmp_path, monkeypatch):
     rows_path.write_text("".join(lines[:-3]))  # the last three solves (on the second graph) were lost
 
     loaded = []
-    from sssp_bench.run import runner as runner_module
+    from sssp_bench.run import resident as resident_module
 
-    original = runner_module.load_graph
-    monkeypatch.setattr(runner_module, "load_graph", lambda *args: loaded.append(args[1]) or original(*args))
+    original = resident_module.load_graph
+    monkeypatch.setattr(resident_module, "load_graph", lambda *args: loaded.append(args[1]) or original(*args))
     resume_run(config, outcome.run_dir, show_progress=False)
     assert loaded == ["rmat"]  # grid was complete: not generated, sourced or measured again
     assert len([row for row in read_rows(outcome.run_dir) if row["phase"] == "solve"]) == 2 * 3 * 5

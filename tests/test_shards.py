@@ -10,7 +10,7 @@ from sssp_bench.errors import UserError
 from sssp_bench.graph import generators
 from sssp_bench.report import summarize, write_report
 from sssp_bench.results.compare import compare_runs
-from sssp_bench.run import runner as runner_module
+from sssp_bench.run import resident as resident_module
 from sssp_bench.run.config import GraphEntry
 from sssp_bench.run.runner import resume_run, start_run
 from sssp_bench.results.shards import missing_shards
@@ -124,8 +124,8 @@ def test_a_shard_runs_only_its_cells_and_loads_only_their_graphs(tmp_path, monke
     config = make_config(tmp_path, SPLIT)
     wanted = split_cells(config, 3)[0]
     loaded = []
-    original = runner_module.load_graph
-    monkeypatch.setattr(runner_module, "load_graph", lambda *args: loaded.append(args[1]) or original(*args))
+    original = resident_module.load_graph
+    monkeypatch.setattr(resident_module, "load_graph", lambda *args: loaded.append(args[1]) or original(*args))
     outcome = start_run(select_shard(config, 1, 3), run_id="one", show_progress=False)
 
     rows = read_rows(outcome.run_dir)
@@ -214,6 +214,20 @@ def test_costs_measured_by_an_earlier_run_balance_the_split_and_the_shard_says_s
         "config_hash"], "from": "timing", "cells_measured": 12, "cells_estimated": 0}
     by_estimate = spread_split(make_config(tmp_path, SPLIT), 2)
     assert spread_split(make_config(tmp_path, SPLIT), 2, measured).digest != by_estimate.digest  # another split
+
+
+def test_measured_costs_keep_a_cells_setup_apart_so_each_piece_of_a_cut_cell_pays_it(tmp_path):
+    earlier = start_run(make_config(tmp_path, SPLIT), run_id="earlier", show_progress=False).run_dir
+    measured = measured_costs(earlier)
+    cells = config_cells(make_config(tmp_path, SPLIT), measured)
+    timed = {(cell["graph"], cell["variant"]): cell for cell in json.loads(
+        (earlier / "manifest.json").read_text())["timing"]["cells"]}
+    for cell in cells:
+        record = timed[(cell.graph, cell.variant)]
+        assert cell.setup == pytest.approx(record["setup_s"])
+        assert cell.cost == pytest.approx(record["wall_s"])  # the same sources: the whole cell costs what it did
+        halves = cell.piece_cost(0, cell.sources // 2) + cell.piece_cost(cell.sources // 2, cell.sources)
+        assert halves == pytest.approx(cell.cost + cell.setup)  # cut in two, the setup is paid twice
 
 
 def test_costs_from_a_run_without_the_configs_cells_is_a_one_line_error(tmp_path):

@@ -15,14 +15,18 @@
 # and for each N:
 #   shards-N     N `run --shard I/N` in parallel, CUDA_VISIBLE_DEVICES=I-1 each, split by the config's estimate,
 #                then `merge` (the wall time includes the merge)
-#   measured-N   the same, split by the costs the warm-up run measured (`--costs-from`)
-#   workers-N    `run --workers N` (Dask, one worker per GPU, the queue of tasks)
-#   killed-2     (N = 2) `run --workers 2` again, one worker SIGKILLed in the middle of a task; then its merged
+#   measured-N   the same, split by the costs the one-gpu run measured (`--costs-from`: a warm run, whose
+#                per-cell setup holds no compile time)
+#   workers-N    `run --workers N --costs-from one-gpu` (Dask, one worker per GPU, the queue of tasks sized by the
+#                measured costs; each worker keeps its graphs and prepared implementations resident)
+#   killed-2     (N = 2) the workers-2 run again, one worker SIGKILLed in the middle of a task; then its merged
 #                counts are checked against workers-2's: every solve once, the same statuses, nothing lost
 # It prints a table of wall times (and each one over one-gpu's), one-gpu's wall-time breakdown from its manifest,
 # and writes $OUT/scaleout.txt (the same) and $OUT/scaleout-runs.tgz: the run folders (shards included, logs
-# beside them) and records/<date>-<gpu>-issue38-scaleout-<N>/ (sssp-bench record of one-gpu and the N runs; move
-# it under experiments/harness/measured/ once the code it ran is committed).
+# beside them) and records/<date>-<gpu>-<config name>-<N>/ (sssp-bench record of one-gpu and the N runs; move it
+# under experiments/harness/measured/ once the code it ran is committed). Each config gets its own folders
+# (/tmp/scaleout/<config name>) and shares the dataset cache, so two calls with two CONFIGs (and two OUTs) can share
+# one device call.
 set -uo pipefail
 export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/../.." || exit 1
@@ -30,9 +34,10 @@ cd "$(dirname "$0")/../.." || exit 1
 counts=("$@")
 config=${CONFIG:-experiments/harness/issue38-scaleout.yaml}
 out=${OUT:-/tmp/out}
-work=/tmp/scaleout
+name=$(basename "$config" .yaml)
+work=/tmp/scaleout/$name
 runs=$work/runs
-export SSSP_BENCH_DATASETS=$work/datasets
+export SSSP_BENCH_DATASETS=/tmp/scaleout/datasets
 mkdir -p "$out" "$runs" "$SSSP_BENCH_DATASETS"
 summary=$out/scaleout.txt
 : > "$summary"
@@ -104,6 +109,7 @@ export config runs
 kill_one_worker() {  # the killed-2 run: SIGKILL the worker of the first task caught running with 5 solves done
   local run_dir=$runs/killed-2
   CUDA_VISIBLE_DEVICES=0,1 sssp-bench run "$config" --workers 2 --output "$runs" --run-id killed-2 --no-progress \
+    --costs-from "$runs/one-gpu" \
     > "$runs/killed-2.log" 2>&1 &
   local coordinator=$!
   python3 - "$run_dir" <<'EOF' >> "$runs/killed-2.log" 2>&1
@@ -133,10 +139,10 @@ export -f kill_one_worker
 for n in "${counts[@]}"; do
   visible=$(seq -s, 0 $((n - 1)))
   timed "shards-$n" bash -c "sharded shards-$n $n"
-  timed "measured-$n" bash -c "sharded measured-$n $n --costs-from $runs/warmup"
+  timed "measured-$n" bash -c "sharded measured-$n $n --costs-from $runs/one-gpu"
   if [ "$dask" = 1 ]; then
     timed "workers-$n" env CUDA_VISIBLE_DEVICES="$visible" sssp-bench run "$config" --workers "$n" --output "$runs" \
-      --run-id "workers-$n" --no-progress
+      --run-id "workers-$n" --costs-from "$runs/one-gpu" --no-progress
     if [ "$n" = 2 ]; then
       timed killed-2 bash -c kill_one_worker
     fi
@@ -212,7 +218,7 @@ for n in "${counts[@]}"; do
   members=("$runs/one-gpu")
   for kind in shards measured workers; do [ -f "$runs/$kind-$n/manifest.json" ] && members+=("$runs/$kind-$n"); done
   [ "$n" = 2 ] && [ -f "$runs/killed-2/manifest.json" ] && members+=("$runs/killed-2")
-  sssp-bench record "${members[@]}" --into "$work/records/$date-${short:-gpu}-issue38-scaleout-$n" >/dev/null 2>&1 \
+  sssp-bench record "${members[@]}" --into "$work/records/$date-${short:-gpu}-$name-$n" >/dev/null 2>&1 \
     || say "record of N=$n failed"
 done
 cp "$summary" "$work/scaleout.txt"

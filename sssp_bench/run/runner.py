@@ -67,14 +67,14 @@ import numpy as np
 
 from .. import impls, jsonfile
 from . import energy, interrupts, per_graph, provenance, roofline, verify
-from .per_graph import file_stamp
 from .config import Config, GraphEntry, Variant
 from .order import variant_run_order
+from .resident import PROCESS_MEMO
 from ..errors import NegativeCycleError, UnsupportedGraphError, UserError
 from ..gpu import certificate as device_certificate
 from ..gpu import nvml
 from ..gpu import runtime as gpu_runtime
-from ..datasets.resolve import LoadedGraph, choose_graph, load_graph, resolve_path
+from ..datasets.resolve import LoadedGraph, choose_graph, resolve_path
 from ..graph.load import is_generator_spec
 from ..impls.base import Implementation, SolveResult, canonical_distances
 from ..impls.external import ExternalProgram
@@ -109,57 +109,6 @@ def classify(error: BaseException) -> tuple[str, str]:
     if isinstance(error, MemoryError) or "OutOfMemory" in error.__class__.__name__:
         return "out_of_memory", f"{error.__class__.__name__}: {message}"
     return "error", f"{error.__class__.__name__}: {message}"
-
-
-class ProcessMemo:
-    """What a long-lived process running run after run (a Dask worker taking task after task, workers.py) keeps
-    between them once `keep_between_runs()` is called: the graph loaded last (with its weights applied), each
-    graph's relax pass on this device (the roofline's (b)) and the device constants ((a), (c)). Off by default: a
-    plain `run` is one run in one process, and tests that count loads see every load."""
-
-    def __init__(self) -> None:
-        self.enabled = False
-        self._graph: tuple[tuple, tuple, LoadedGraph] | None = None  # (arguments, the file's stat, the graph)
-        self._relax: dict[tuple, dict[str, Any]] = {}
-        self._device: dict[str, dict[str, Any]] = {}
-
-    def keep_between_runs(self) -> None:
-        self.enabled = True
-
-    def loaded_graph(self, entry: GraphEntry, datasets: Path, stand_in: str | None, force: bool) -> LoadedGraph:
-        """load_graph for this config entry, or the same graph this process loaded last, if its file is unchanged."""
-        arguments = (entry.graph, entry.label, json.dumps(entry.weights, sort_keys=True, default=str),
-                     str(Path(datasets).resolve()), stand_in, force, json.dumps(entry.convert, sort_keys=True))
-        if self.enabled and self._graph is not None and self._graph[0] == arguments:
-            if file_stamp(self._graph[2].path) == self._graph[1]:
-                return self._graph[2]
-        loaded = load_graph(entry.graph, entry.label, entry.weights, datasets, stand_in, force, entry.convert)
-        if self.enabled:
-            self._graph = (arguments, file_stamp(loaded.path), loaded)
-        return loaded
-
-    def relax_pass(self, loaded: LoadedGraph, device: str, measure: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """The relax pass on this graph and device: measured by `measure()`, or the one an earlier run of this
-        process measured on the same file and weights."""
-        key = (str(loaded.path), file_stamp(loaded.path), (loaded.graph.meta.get("weights") or {}).get("spec"), device)
-        if self.enabled and key in self._relax:
-            return self._relax[key]
-        relax = measure()
-        if self.enabled:
-            self._relax[key] = relax
-        return relax
-
-    def device_constants(self, device: str, measure: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """The device constants: measured by `measure()`, or those an earlier run of this process measured."""
-        if self.enabled and device in self._device:
-            return self._device[device]
-        constants = measure()
-        if self.enabled:
-            self._device[device] = constants
-        return constants
-
-
-PROCESS_MEMO = ProcessMemo()
 
 
 class RowWriter:
@@ -570,6 +519,42 @@ class Runner:
             return
 
         progress.describe(label, f"{variant.name} prepare")
+        resident = PROCESS_MEMO.prepared(loaded, variant)  # a worker's earlier task prepared and warmed it up
+        if resident is not None:
+            implementation, prepare_s = resident
+            self._write_prepare(writer, label, variant, prepare_s, "ok", "")
+        else:
+            prepared = self._prepare(loaded, sources, variant, writer, progress, len(remaining))
+            if prepared is None:
+                return
+            implementation, prepare_s = prepared
+        self._record_exports(label, implementation)
+        kept = resident is not None
+        progress.describe(label, variant.name)
+        batches: dict[int, float] = {}  # an external's `per: run`: repetition -> its one process's seconds
+        try:
+            clean = self._solve_cell(loaded, implementation, variant, remaining, references, writer, progress, batches)
+            if energy_due:
+                interrupts.raise_if_requested()
+                progress.describe(label, f"{variant.name} energy")
+                with self.timing.measure("energy_s"):
+                    writer.write(self._energy_phase(label, implementation, variant))
+            # kept for a later task only after solves that all went well: an instance that failed one is retired
+            kept = kept or (clean and not isinstance(implementation, ExternalProgram)
+                            and PROCESS_MEMO.keep_prepared(loaded, variant, implementation, prepare_s))
+        finally:
+            if not kept:
+                started = time.perf_counter()
+                implementation.teardown()
+                self._add_setup(time.perf_counter() - started)
+
+    def _prepare(self, loaded: LoadedGraph, sources: list[int], variant: Variant, writer: RowWriter,
+                 progress: Progress, remaining: int) -> tuple[Implementation, float] | None:
+        """(a new implementation of this cell, prepared and warmed up, its prepare seconds), its prepare row
+        written; None where the prepare failed (its row says how, and the cell's remaining solves are passed
+        over)."""
+        config, label, graph = self.config, loaded.label, loaded.graph
+        implementation_class = impls.get(variant.implementation)
         started = time.perf_counter()
         implementation = implementation_class(**variant.params)
         if isinstance(implementation, ExternalProgram):  # its exported graph and scratch go into the run folder
@@ -592,45 +577,42 @@ class Runner:
             self.log(f"{label}: {variant.name}: {status}: {message}")
             implementation.teardown()
             self._add_setup(time.perf_counter() - started)
-            progress.advance(len(remaining))
-            return
+            progress.advance(remaining)
+            return None
         self._add_setup(time.perf_counter() - started)
         self._write_prepare(writer, label, variant, prepare_s, "ok", "")
-        self._record_exports(label, implementation)
+        return implementation, prepare_s
 
-        progress.describe(label, variant.name)
-        timed_out = ""
-        batches: dict[int, float] = {}  # an external's `per: run`: repetition -> its one process's seconds
-        try:
-            for repetition, index, source in remaining:
-                interrupts.raise_if_requested()  # Ctrl-C or SIGTERM stop the run here, between solves
-                solve_started = self.timing.net_clock()
-                if timed_out:
-                    row = self._row(label, variant, implementation_class, source, index, repetition)
-                    row.update(status="timeout", message=timed_out)
-                else:
-                    batch_s = self._external_batch(implementation, remaining, repetition, batches)
-                    row = self._solve(loaded, implementation, variant, source, index, repetition, references,
-                                      batch_s)
-                    if row["status"] == "timeout":
-                        timed_out = (f"not run: source #{index} exceeded the {config.time_limit:g} s time limit"
-                                     if row["time_s"] is not None and row["time_s"] > config.time_limit
-                                     else f"not run: source #{index} timed out ({row['message']})")
-                writer.write(row)
-                self.outcome.statuses[row["status"]] += 1
-                if solve_outcome(row["status"], row["certificate"], row["reference"]) == "verified":
-                    _add_verified(self.done.verified, (label, variant.name), source)
-                self._add_solve(row, self.timing.net_clock() - solve_started)
-                progress.advance(1)
-            if energy_due:
-                interrupts.raise_if_requested()
-                progress.describe(label, f"{variant.name} energy")
-                with self.timing.measure("energy_s"):
-                    writer.write(self._energy_phase(label, implementation, variant))
-        finally:
-            started = time.perf_counter()
-            implementation.teardown()
-            self._add_setup(time.perf_counter() - started)
+    def _solve_cell(self, loaded: LoadedGraph, implementation: Implementation, variant: Variant,
+                    remaining: list[tuple[int, int, int]], references: dict, writer: RowWriter, progress: Progress,
+                    batches: dict[int, float]) -> bool:
+        """The cell's timed solves, each verified and written as a row; after a timeout, the rest as not run.
+        Whether every one of them was ok."""
+        config, label = self.config, loaded.label
+        implementation_class = type(implementation)
+        timed_out, clean = "", True
+        for repetition, index, source in remaining:
+            interrupts.raise_if_requested()  # Ctrl-C or SIGTERM stop the run here, between solves
+            solve_started = self.timing.net_clock()
+            if timed_out:
+                row = self._row(label, variant, implementation_class, source, index, repetition)
+                row.update(status="timeout", message=timed_out)
+            else:
+                batch_s = self._external_batch(implementation, remaining, repetition, batches)
+                row = self._solve(loaded, implementation, variant, source, index, repetition, references,
+                                  batch_s)
+                if row["status"] == "timeout":
+                    timed_out = (f"not run: source #{index} exceeded the {config.time_limit:g} s time limit"
+                                 if row["time_s"] is not None and row["time_s"] > config.time_limit
+                                 else f"not run: source #{index} timed out ({row['message']})")
+            writer.write(row)
+            clean = clean and row["status"] == "ok"
+            self.outcome.statuses[row["status"]] += 1
+            if solve_outcome(row["status"], row["certificate"], row["reference"]) == "verified":
+                _add_verified(self.done.verified, (label, variant.name), source)
+            self._add_solve(row, self.timing.net_clock() - solve_started)
+            progress.advance(1)
+        return clean
 
     def _add_setup(self, seconds: float) -> None:
         """Per-cell setup (prepare, warm-up, teardown), to the run's and the cell's clocks."""

@@ -13,7 +13,7 @@ source range of a cell) into n shards, in one of two ways:
   the unsplit run runs them (graph-major): guided self-scheduling, each task about QUEUE_SHARE of what is left for
   each worker, never less than 1/QUEUE_SMALLEST of a worker's fair share, so the tasks shrink towards the end and
   no worker waits long for the last one, whatever the estimate said. A task ends at its graph's end, so a worker
-  loads a graph once for a run of tasks on it (and keeps it between them: runner.ProcessMemo).
+  loads a graph once for a run of tasks on it (and keeps it between them: resident.py).
 
 A config that measures energy is never cut (each cell's energy phase solves its verified sources in one go).
 
@@ -40,9 +40,11 @@ machines two different splits), or from the config and the measured costs it is 
   per-cell setup is not in it at all: the estimate is a guess, which the spread and the queue are built to survive.
 
 Measured costs (`run --costs-from RUN`, `measured_costs`): an earlier run of the same cells, a run folder or a
-record: each cell's seconds per solve (its wall time in the run's `timing.cells`: setup, solves and verification;
-or, for a run from before timing, its rows: the prepare and the end-to-end solve times) times this config's solves.
-A cell that run lacks keeps the config's estimate, scaled to seconds by the cells both have. The shard record's
+record: each cell's seconds per solve (its wall time in the run's `timing.cells` less its setup: solves and
+verification; or, for a run from before timing, its rows' end-to-end solve times) times this config's solves, plus
+its setup per piece (prepare, warm-up and teardown; the prepare rows' times), which every piece of a cut cell pays
+again. Measure on a warm run: a cold one's setup holds the kernels' compile times. A cell that run lacks keeps the
+config's estimate, scaled to seconds by the cells both have. The shard record's
 `split.estimate` says which was used (`kind`: config or measured, the run, how many cells each).
 
 `merge_shards` joins a complete set of shard folders into one run folder (rows in the unsplit run's order, a cut
@@ -100,6 +102,11 @@ class Cell:
     variant: str
     cost: float
     sources: int = 0
+    setup: float = 0.0  # of `cost`, what each piece of the cell pays once (measured: its prepare and warm-up)
+
+    def piece_cost(self, first: int, stop: int) -> float:
+        """Sources [first, stop) as one piece: its share of the solves and a whole setup."""
+        return self.setup + (self.cost - self.setup) * (stop - first) / max(1, self.sources)
 
 
 @dataclass(frozen=True)
@@ -242,38 +249,43 @@ def config_cells(config: Config, measured: "MeasuredCosts | None" = None) -> lis
 
 @dataclass
 class MeasuredCosts:
-    """Each cell's measured seconds per solve in an earlier run (`run --costs-from RUN`): {(graph, variant):
-    (seconds, solves)}, and which run they came from."""
+    """Each cell's measured costs in an earlier run (`run --costs-from RUN`): {(graph, variant): (seconds of its
+    solves, solves, seconds of its setups, pieces)}, and which run they came from."""
 
     run: str
     config_hash: str | None
-    per_cell: dict[tuple[str, str], tuple[float, int]]
+    per_cell: dict[tuple[str, str], tuple[float, int, float, int]]
     source: str  # "timing" (the manifest's cell records) or "rows"
 
     def costs(self, cells: list[Cell], repetitions: int) -> list[Cell]:
-        """The cells with measured costs where the run has them, the others' estimates scaled to seconds."""
-        known = [cell for cell in cells if self.per_cell.get((cell.graph, cell.variant), (0.0, 0))[1] > 0]
+        """The cells with measured costs where the run has them (their setup apart), the others' estimates scaled
+        to seconds."""
+        known = [cell for cell in cells if self.per_cell.get((cell.graph, cell.variant), (0.0, 0, 0.0, 0))[1] > 0]
         if not known:
             raise UserError(f"--costs-from {self.run}: that run has no measured solve of this config's cells "
                             f"(graph and variant names must match)")
-        measured = {(cell.graph, cell.variant): self._seconds(cell, repetitions) for cell in known}
+        measured = {(cell.graph, cell.variant): self._cell(cell, repetitions) for cell in known}
         estimated = sum(cell.cost for cell in known)
-        scale = sum(measured.values()) / estimated if estimated > 0 else 1.0
-        return [Cell(cell.graph, cell.variant, measured.get((cell.graph, cell.variant), cell.cost * scale),
-                     cell.sources) for cell in cells]
+        scale = sum(cell.cost for cell in measured.values()) / estimated if estimated > 0 else 1.0
+        return [measured.get((cell.graph, cell.variant)) or Cell(cell.graph, cell.variant, cell.cost * scale,
+                                                                 cell.sources) for cell in cells]
 
-    def _seconds(self, cell: Cell, repetitions: int) -> float:
-        seconds, solves = self.per_cell[(cell.graph, cell.variant)]
-        return seconds / solves * max(1, cell.sources * repetitions)
+    def _cell(self, cell: Cell, repetitions: int) -> Cell:
+        seconds, solves, setup_seconds, pieces = self.per_cell[(cell.graph, cell.variant)]
+        setup = setup_seconds / max(1, pieces)
+        return Cell(cell.graph, cell.variant, seconds / solves * max(1, cell.sources * repetitions) + setup,
+                    cell.sources, setup)
 
     def record(self, cells: list[Cell]) -> dict[str, Any]:
-        measured = sum(1 for cell in cells if self.per_cell.get((cell.graph, cell.variant), (0.0, 0))[1] > 0)
+        measured = sum(1 for cell in cells if self.per_cell.get((cell.graph, cell.variant), (0.0, 0, 0.0, 0))[1] > 0)
         return {"kind": "measured", "run": self.run, "config_hash": self.config_hash, "from": self.source,
                 "cells_measured": measured, "cells_estimated": len(cells) - measured}
 
 
 def measured_costs(path: Path) -> MeasuredCosts:
-    """The per-cell costs an earlier run measured: a run folder (a merged one too) or a record folder's runs."""
+    """The per-cell costs an earlier run measured: a run folder (a merged one too) or a record folder's runs. A
+    cell's setup (prepare, warm-up, teardown) is kept apart from its solves, since every piece of a cut cell pays
+    it again: measure on a warm run (kernels compiled, caches filled), or the compile time counts as setup."""
     from ..results.load import load_runs
 
     runs = load_runs(path)
@@ -283,21 +295,28 @@ def measured_costs(path: Path) -> MeasuredCosts:
         timed_cells = (manifest.get("timing") or {}).get("cells")
         if timed_cells:
             for item in timed_cells:
-                total = per_cell.setdefault((item["graph"], item["variant"]), [0.0, 0])
-                total[0] += float(item.get("wall_s") or 0.0)
+                total = per_cell.setdefault((item["graph"], item["variant"]), [0.0, 0, 0.0, 0])
+                setup = float(item.get("setup_s") or 0.0)
+                total[0] += max(0.0, float(item.get("wall_s") or 0.0) - setup)
                 total[1] += int(item.get("solves") or 0)
+                total[2] += setup
+                total[3] += 1
             continue
         used = "rows"
         for row in rows.to_dict("records"):
             seconds = next((row[name] for name in ("end_to_end_s", "time_s") if _is_number(row.get(name))), None)
             if row.get("phase") not in ("prepare", "solve") or seconds is None:
                 continue
-            total = per_cell.setdefault((row["graph"], row["variant"]), [0.0, 0])
-            total[0] += float(seconds)
-            total[1] += row["phase"] == "solve"
+            total = per_cell.setdefault((row["graph"], row["variant"]), [0.0, 0, 0.0, 0])
+            if row["phase"] == "solve":
+                total[0] += float(seconds)
+                total[1] += 1
+            else:
+                total[2] += float(seconds)
+                total[3] += 1
     first = runs[0][0]
     return MeasuredCosts(str(first.get("run_id") or Path(path).name), first.get("config_hash"),
-                         {cell: (seconds, solves) for cell, (seconds, solves) in per_cell.items()}, used)
+                         {cell: tuple(values) for cell, values in per_cell.items()}, used)
 
 
 def _is_number(value: Any) -> bool:
@@ -341,8 +360,7 @@ def spread_split(config: Config, count: int, measured: MeasuredCosts | None = No
     for cell in sorted(cut, key=lambda cell: (-cell.cost, order[(cell.graph, cell.variant)])):
         holding: set[int] = set()
         for first, stop in source_ranges(cell.sources, count):
-            piece = Piece(cell.graph, cell.variant, first, stop, cell.sources,
-                          cell.cost * (stop - first) / cell.sources)
+            piece = Piece(cell.graph, cell.variant, first, stop, cell.sources, cell.piece_cost(first, stop))
             holding.add(deal(piece, [index for index in range(count) if index not in holding]))
     cut_cells = {(cell.graph, cell.variant) for cell in cut}
     for cell in sorted((cell for cell in cells if (cell.graph, cell.variant) not in cut_cells),
@@ -369,13 +387,14 @@ def queue_split(config: Config, workers: int, measured: MeasuredCosts | None = N
         task: list[Piece] = []
         task_cost, target = 0.0, None
         for cell in running:
-            per_source = cell.cost / cell.sources
+            per_source = (cell.cost - cell.setup) / cell.sources
             first = 0
             while first < cell.sources:
                 if target is None:
                     target = max(QUEUE_SHARE * left / workers, smallest)
                 rest = cell.sources - first
-                take = rest if per_source <= 0 else min(rest, max(0, round((target - task_cost) / per_source)))
+                room = target - task_cost - cell.setup  # a piece pays the cell's setup once
+                take = rest if per_source <= 0 else min(rest, max(0, round(room / per_source)))
                 if take == 0 and task:  # the task is full: close it, and this cell opens the next
                     tasks.append(tuple(task))
                     left -= task_cost
@@ -385,8 +404,9 @@ def queue_split(config: Config, workers: int, measured: MeasuredCosts | None = N
                 if rest - take <= max(1, rest // 10) and rest - take < take:  # no tail of a source or two
                     take = rest
                 stop = first + take
-                task.append(Piece(cell.graph, cell.variant, first, stop, cell.sources, per_source * take))
-                task_cost += per_source * take
+                piece = Piece(cell.graph, cell.variant, first, stop, cell.sources, cell.piece_cost(first, stop))
+                task.append(piece)
+                task_cost += piece.cost
                 first = stop
         if task:  # a graph's end ends its task
             tasks.append(tuple(task))

@@ -7,9 +7,9 @@ unsplit run runs them, shrinking towards the end; `--shards S`: the `spread` spl
 the ordinary runner into its own run folder, `RUN/shards/RUN-shard-I-of-N/`, so every solve is timed and verified
 as `run` does it. Workers pull tasks as they finish one (the local cluster's scheduler hands a worker its next task
 only then: distributed.scheduler.worker-saturation 1.0), so one expensive cell no longer keeps one worker busy while
-the others idle. A worker process keeps what it loaded between its tasks (runner.ProcessMemo: the last graph, its
-relax pass, the device constants), and every task reads the per-graph cache (per_graph.py), so a task on a graph
-the worker has seen costs little to start. When every task is done they are merged into RUN itself
+the others idle. A worker process keeps what it loaded between its tasks (resident.py: its graphs, their relax
+passes, the device constants and every prepared, warmed-up implementation), and every task reads the per-graph
+cache (per_graph.py), so a task on a cell the worker has run before costs its solves and nothing else. When every task is done they are merged into RUN itself
 (shards.merge_shards), a run folder that `report` and `compare` read as if one process had run the whole config;
 its `timing` adds the coordinator's own clock (Dask's start, the preflight, the merge, elapsed_s end to end).
 
@@ -47,7 +47,8 @@ from typing import Any, Callable, Iterator
 from ..errors import UserError
 from .config import Config
 from ..jsonfile import read_json, write_json_atomic
-from .runner import PROCESS_MEMO, RunOutcome, Runner, new_run_id, resume_run
+from .resident import PROCESS_MEMO
+from .runner import RunOutcome, Runner, new_run_id, resume_run
 from . import shards
 
 DASK_HINT = "pip install 'sssp-bench[dask]'"
@@ -194,12 +195,16 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
                                  priority=count - index, key=f"{run_dir.name}-shard-{index}-of-{count}")
                    for index in range(1, count + 1)]
         for future in as_completed(futures):
+            futures.remove(future)
             try:
                 result = future.result()
             except KilledWorker:
                 raise UserError(f"{future.key}: the workers that ran it died too often in a row (Dask's "
                                 f"distributed.scheduler.allowed-failures); finish it with --resume {run_dir}") from None
             results.append(result)
+            # Let go of the finished task: a result the client still holds lives on its worker, and a worker that
+            # dies later would have every such task run again only to give its result back
+            future.release()
             log(f"shard {result['index']}/{count} done ({statuses_line(result['statuses'])}) by pid {result['pid']} "
                 f"on {result['host']}" + (f", GPU {result['gpu']}" if result["gpu"] else ""))
     started = time.perf_counter()
@@ -254,8 +259,8 @@ def _recorded_split(config: Config, run_dir: Path, requested: int | None) -> sha
 
 def run_shard(config: Config, index: int, split: shards.Split, shards_dir: Path, run_name: str) -> dict[str, Any]:
     """One Dask task: shard `index` of `split` into `shards_dir`, started, or resumed where an earlier attempt
-    (a worker that died) stopped. Returns where it ran and its statuses. The worker process keeps its last graph,
-    relax pass and device constants for its next task (runner.ProcessMemo)."""
+    (a worker that died) stopped. Returns where it ran and its statuses. The worker process keeps its graphs and
+    prepared implementations resident for its next task (resident.py)."""
     count = split.count
     PROCESS_MEMO.keep_between_runs()
     config = copy.deepcopy(config)  # the split narrows it; the caller's copy stays whole

@@ -1,0 +1,137 @@
+"""What a long-lived process running run after run keeps between them: a Dask worker taking task after task
+(workers.py) keeps its graphs and its prepared implementations resident, so a task costs its solves and not a
+reload, a new upload and a new warm-up each time.
+
+Off by default (`keep_between_runs()` turns it on): a plain `run` is one run in one process, and tests that count
+loads see every load. Once on, `PROCESS_MEMO` keeps:
+- every graph it loaded (with its weights applied), until the file changes or the budget below evicts it;
+- each graph's relax pass on this device (the roofline's (b)) and the device constants ((a), (c));
+- each (graph, variant) implementation after its prepare and warm-up, never torn down between tasks: the next task
+  of that cell on this worker writes the prepare row of the resident instance (its measured prepare seconds) and
+  solves at once. A warm-up already ran on this instance, so its solves are as warm as the first task's.
+
+Budget: the resident graphs' host arrays stay under RESIDENT_HOST_BYTES, and the device pool under
+RESIDENT_DEVICE_FRACTION of the GPU's memory; past either, the least recently used graph goes first, with its
+prepared implementations (torn down).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Callable
+
+from ..datasets.resolve import LoadedGraph, load_graph
+from ..gpu import runtime as gpu_runtime
+from .config import GraphEntry, Variant
+from .per_graph import file_stamp
+
+RESIDENT_HOST_BYTES = 16 << 30
+"""Resident graphs' host arrays (row offsets, columns, weights) above this: evict the least recently used."""
+RESIDENT_DEVICE_FRACTION = 0.5
+"""CuPy's pool above this fraction of the device's memory once a new graph is wanted: evict as above."""
+
+
+class ProcessMemo:
+    """The process's resident graphs, prepared implementations, relax passes and device constants (module
+    docstring)."""
+
+    def __init__(self) -> None:
+        self.enabled = False
+        self._graphs: OrderedDict[tuple, tuple[tuple | None, LoadedGraph]] = OrderedDict()  # arguments -> (stamp, graph)
+        self._prepared: dict[tuple, tuple[Any, float]] = {}  # (id(graph), variant, params) -> (instance, prepare_s)
+        self._relax: dict[tuple, dict[str, Any]] = {}
+        self._device: dict[str, dict[str, Any]] = {}
+
+    def keep_between_runs(self) -> None:
+        self.enabled = True
+
+    def loaded_graph(self, entry: GraphEntry, datasets: Path, stand_in: str | None, force: bool) -> LoadedGraph:
+        """load_graph for this config entry, or the graph this process keeps for it, if its file is unchanged."""
+        arguments = (entry.graph, entry.label, json.dumps(entry.weights, sort_keys=True, default=str),
+                     str(Path(datasets).resolve()), stand_in, force, json.dumps(entry.convert, sort_keys=True))
+        kept = self._graphs.get(arguments) if self.enabled else None
+        if kept is not None:
+            if file_stamp(kept[1].path) == kept[0]:
+                self._graphs.move_to_end(arguments)
+                return kept[1]
+            self._evict(arguments)
+        if self.enabled:
+            self._make_room()
+        loaded = load_graph(entry.graph, entry.label, entry.weights, datasets, stand_in, force, entry.convert)
+        if self.enabled:
+            self._graphs[arguments] = (file_stamp(loaded.path), loaded)
+        return loaded
+
+    def keeps(self, loaded: LoadedGraph) -> bool:
+        """Whether this graph stays resident after its run (so its device copy must stay too)."""
+        return self.enabled and any(graph is loaded for _, graph in self._graphs.values())
+
+    def prepared(self, loaded: LoadedGraph, variant: Variant) -> tuple[Any, float] | None:
+        """(the resident implementation of this cell, its prepare seconds), or None."""
+        return self._prepared.get(_cell_key(loaded, variant)) if self.keeps(loaded) else None
+
+    def keep_prepared(self, loaded: LoadedGraph, variant: Variant, implementation: Any, prepare_s: float) -> bool:
+        """Keep a prepared, warmed-up implementation of a resident graph instead of tearing it down; False where it
+        is not kept (the caller tears it down)."""
+        if not self.keeps(loaded):
+            return False
+        self._prepared[_cell_key(loaded, variant)] = (implementation, prepare_s)
+        return True
+
+    def relax_pass(self, loaded: LoadedGraph, device: str, measure: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """The relax pass on this graph and device: measured by `measure()`, or the one an earlier run of this
+        process measured on the same file and weights."""
+        key = (str(loaded.path), file_stamp(loaded.path), (loaded.graph.meta.get("weights") or {}).get("spec"), device)
+        if self.enabled and key in self._relax:
+            return self._relax[key]
+        relax = measure()
+        if self.enabled:
+            self._relax[key] = relax
+        return relax
+
+    def device_constants(self, device: str, measure: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """The device constants: measured by `measure()`, or those an earlier run of this process measured."""
+        if self.enabled and device in self._device:
+            return self._device[device]
+        constants = measure()
+        if self.enabled:
+            self._device[device] = constants
+        return constants
+
+    def clear(self) -> None:
+        """Tear down every resident implementation and drop every graph (and its device copy)."""
+        for arguments in list(self._graphs):
+            self._evict(arguments)
+
+    def _make_room(self) -> None:
+        while self._graphs and (self._host_bytes() > RESIDENT_HOST_BYTES or _device_fraction() > RESIDENT_DEVICE_FRACTION):
+            self._evict(next(iter(self._graphs)))
+
+    def _host_bytes(self) -> int:
+        return sum(_graph_bytes(graph) for _, graph in self._graphs.values())
+
+    def _evict(self, arguments: tuple) -> None:
+        _, loaded = self._graphs.pop(arguments)
+        for key in [key for key in self._prepared if key[0] == id(loaded)]:
+            implementation, _ = self._prepared.pop(key)
+            implementation.teardown()
+        gpu_runtime.release_device_graphs()  # the cached copy and the pool's blocks its implementations freed
+
+
+def _cell_key(loaded: LoadedGraph, variant: Variant) -> tuple:
+    return id(loaded), variant.name, json.dumps(variant.params, sort_keys=True, default=str)
+
+
+def _graph_bytes(loaded: LoadedGraph) -> int:
+    graph = loaded.graph
+    return sum(array.nbytes for array in (graph.row_offsets, graph.column_ids, graph.weights) if array is not None)
+
+
+def _device_fraction() -> float:
+    """CuPy's pool in use over the device's memory: 0 without CuPy or a GPU."""
+    return gpu_runtime.pool_used_fraction()
+
+
+PROCESS_MEMO = ProcessMemo()
