@@ -5,7 +5,8 @@
 # datasets/soc-Epinions1.txt.gz, a --mirror for `sssp-bench fetch`; gitdir, the session's .git, restored over the
 # device copy's only with RESTORE_GITDIR=1, so the manifests name the commit). Without them the config's stand-ins
 # run and the --workers steps are skipped, each said so. SKIP_INSTALL=1 skips `pip install -e .` (a checkout that
-# has it, e.g. a dry run on CPU with CONFIG set to a CPU config and a stand-in nvidia-smi on PATH).
+# has it, e.g. a dry run on CPU with CONFIG set to a CPU config and a stand-in nvidia-smi on PATH). SKIP_ESTIMATE=1
+# leaves out the shards-N runs (split by the config's estimate), SKIP_KILL=1 the killed-2 run.
 #
 # What it runs, every run of the same config (CONFIG, default experiments/harness/issue38-scaleout.yaml) into
 # /tmp/scaleout/runs, its wall time taken here from the command's start to its end:
@@ -138,12 +139,12 @@ export -f kill_one_worker
 
 for n in "${counts[@]}"; do
   visible=$(seq -s, 0 $((n - 1)))
-  timed "shards-$n" bash -c "sharded shards-$n $n"
+  [ "${SKIP_ESTIMATE:-0}" = 1 ] || timed "shards-$n" bash -c "sharded shards-$n $n"
   timed "measured-$n" bash -c "sharded measured-$n $n --costs-from $runs/one-gpu"
   if [ "$dask" = 1 ]; then
     timed "workers-$n" env CUDA_VISIBLE_DEVICES="$visible" sssp-bench run "$config" --workers "$n" --output "$runs" \
       --run-id "workers-$n" --costs-from "$runs/one-gpu" --no-progress
-    if [ "$n" = 2 ]; then
+    if [ "$n" = 2 ] && [ "${SKIP_KILL:-0}" != 1 ]; then
       timed killed-2 bash -c kill_one_worker
     fi
   fi
