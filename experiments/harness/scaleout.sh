@@ -35,8 +35,8 @@ cd "$(dirname "$0")/../.." || exit 1
 counts=("$@")
 config=${CONFIG:-experiments/harness/issue38-scaleout.yaml}
 out=${OUT:-/tmp/out}
-name=$(basename "$config" .yaml)
-work=/tmp/scaleout/$name
+config_name=$(basename "$config" .yaml)
+work=/tmp/scaleout/$config_name
 runs=$work/runs
 export SSSP_BENCH_DATASETS=/tmp/scaleout/datasets
 mkdir -p "$out" "$runs" "$SSSP_BENCH_DATASETS"
@@ -48,7 +48,7 @@ now() { date +%s.%N; }
 # The session's .git, so the manifests name the commit (experiments/README.md): only when asked (RESTORE_GITDIR=1, on
 # the device's copy of the tree), never by default: in a working checkout it would replace the real .git.
 if [ "${RESTORE_GITDIR:-0}" = 1 ] && [ -d .carry/gitdir ]; then
-  rm -rf .git.device && { [ ! -e .git ] || mv .git .git.device; } && cp -r .carry/gitdir .git \
+  rm -rf /tmp/git.device && { [ ! -e .git ] || mv .git /tmp/git.device; } && cp -r .carry/gitdir .git \
     && git update-index -q --refresh
   say "commit $(git rev-parse --short HEAD), $(git status --short | wc -l) changed files"
 fi
@@ -219,7 +219,7 @@ for n in "${counts[@]}"; do
   members=("$runs/one-gpu")
   for kind in shards measured workers; do [ -f "$runs/$kind-$n/manifest.json" ] && members+=("$runs/$kind-$n"); done
   [ "$n" = 2 ] && [ -f "$runs/killed-2/manifest.json" ] && members+=("$runs/killed-2")
-  sssp-bench record "${members[@]}" --into "$work/records/$date-${short:-gpu}-$name-$n" >/dev/null 2>&1 \
+  sssp-bench record "${members[@]}" --into "$work/records/$date-${short:-gpu}-$config_name-$n" >/dev/null 2>&1 \
     || say "record of N=$n failed"
 done
 cp "$summary" "$work/scaleout.txt"
