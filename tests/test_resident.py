@@ -108,3 +108,29 @@ def test_an_implementation_that_failed_a_solve_is_not_kept(tmp_path, worker_memo
     rows = read_rows(start_run(config, run_id="one", show_progress=False).run_dir)
     assert any(row["status"] == "error" for row in rows if row["phase"] == "solve")
     assert prepares["teardown"] == prepares["prepare"]  # retired, not kept for the next task
+
+
+def test_a_resident_implementation_that_fails_a_later_task_is_retired_and_the_next_task_prepares_anew(
+        tmp_path, worker_memo, monkeypatch, prepares):
+    text = """
+        graphs: [{graph: "grid:rows=12,cols=12,seed=1", label: grid}]
+        implementations: [cpu-dijkstra]
+        sources: {count: 12, seed: 1}
+    """
+    split = queue_split(make_config(tmp_path, text), 2)
+    assert split.count >= 3
+
+    def task(index):
+        config = apply_shard(make_config(tmp_path, text), split, index)
+        return read_rows(start_run(config, run_id=f"task-{index}", show_progress=False).run_dir)
+
+    task(1)
+    assert len(prepares["prepare"]) == 1 and not prepares["teardown"]  # resident after a clean task
+    cls = impls.get("cpu-dijkstra")
+    solve = cls.solve
+    monkeypatch.setattr(cls, "solve", lambda self, source: (_ for _ in ()).throw(RuntimeError("bad solve")))
+    assert any(row["status"] == "error" for row in task(2))
+    assert prepares["teardown"] == prepares["prepare"]  # the failing instance is retired
+    monkeypatch.setattr(cls, "solve", solve)
+    assert all(row["status"] == "ok" for row in task(3) if row["phase"] == "solve")
+    assert len(prepares["prepare"]) == 2  # a new instance, prepared and warmed up again

@@ -80,6 +80,10 @@ class ProcessMemo:
         self._prepared[_cell_key(loaded, variant)] = (implementation, prepare_s)
         return True
 
+    def forget_prepared(self, loaded: LoadedGraph, variant: Variant) -> None:
+        """Drop this cell's resident implementation, if any (the caller tears it down)."""
+        self._prepared.pop(_cell_key(loaded, variant), None)
+
     def relax_pass(self, loaded: LoadedGraph, device: str, measure: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """The relax pass on this graph and device: measured by `measure()`, or the one an earlier run of this
         process measured on the same file and weights."""
@@ -106,7 +110,8 @@ class ProcessMemo:
             self._evict(arguments)
 
     def _make_room(self) -> None:
-        while self._graphs and (self._host_bytes() > RESIDENT_HOST_BYTES or _device_fraction() > RESIDENT_DEVICE_FRACTION):
+        while self._graphs and (self._host_bytes() > RESIDENT_HOST_BYTES
+                                or gpu_runtime.pool_used_fraction() > RESIDENT_DEVICE_FRACTION):
             self._evict(next(iter(self._graphs)))
 
     def _host_bytes(self) -> int:
@@ -127,11 +132,6 @@ def _cell_key(loaded: LoadedGraph, variant: Variant) -> tuple:
 def _graph_bytes(loaded: LoadedGraph) -> int:
     graph = loaded.graph
     return sum(array.nbytes for array in (graph.row_offsets, graph.column_ids, graph.weights) if array is not None)
-
-
-def _device_fraction() -> float:
-    """CuPy's pool in use over the device's memory: 0 without CuPy or a GPU."""
-    return gpu_runtime.pool_used_fraction()
 
 
 PROCESS_MEMO = ProcessMemo()

@@ -499,7 +499,7 @@ class Runner:
 
     def _run_cell(self, loaded: LoadedGraph, sources: list[int], indexes: range, variant: Variant,
                   references: dict, writer: RowWriter, progress: Progress) -> None:
-        config, label, graph = self.config, loaded.label, loaded.graph
+        config, label = self.config, loaded.label
         work = [(repetition, index, sources[index]) for repetition in range(config.repetitions) for index in indexes]
         remaining = [item for item in work if (label, variant.name, item[0], item[1]) not in self.solved]
         energy_due = self._energy_due(label, variant)
@@ -529,21 +529,21 @@ class Runner:
                 return
             implementation, prepare_s = prepared
         self._record_exports(label, implementation)
-        kept = resident is not None
         progress.describe(label, variant.name)
-        batches: dict[int, float] = {}  # an external's `per: run`: repetition -> its one process's seconds
+        kept = False
         try:
-            clean = self._solve_cell(loaded, implementation, variant, remaining, references, writer, progress, batches)
+            clean = self._solve_cell(loaded, implementation, variant, remaining, references, writer, progress)
             if energy_due:
                 interrupts.raise_if_requested()
                 progress.describe(label, f"{variant.name} energy")
                 with self.timing.measure("energy_s"):
                     writer.write(self._energy_phase(label, implementation, variant))
             # kept for a later task only after solves that all went well: an instance that failed one is retired
-            kept = kept or (clean and not isinstance(implementation, ExternalProgram)
-                            and PROCESS_MEMO.keep_prepared(loaded, variant, implementation, prepare_s))
+            kept = clean and not isinstance(implementation, ExternalProgram) and PROCESS_MEMO.keep_prepared(
+                loaded, variant, implementation, prepare_s)
         finally:
             if not kept:
+                PROCESS_MEMO.forget_prepared(loaded, variant)
                 started = time.perf_counter()
                 implementation.teardown()
                 self._add_setup(time.perf_counter() - started)
@@ -584,13 +584,14 @@ class Runner:
         return implementation, prepare_s
 
     def _solve_cell(self, loaded: LoadedGraph, implementation: Implementation, variant: Variant,
-                    remaining: list[tuple[int, int, int]], references: dict, writer: RowWriter, progress: Progress,
-                    batches: dict[int, float]) -> bool:
+                    remaining: list[tuple[int, int, int]], references: dict, writer: RowWriter,
+                    progress: Progress) -> bool:
         """The cell's timed solves, each verified and written as a row; after a timeout, the rest as not run.
         Whether every one of them was ok."""
         config, label = self.config, loaded.label
         implementation_class = type(implementation)
         timed_out, clean = "", True
+        batches: dict[int, float] = {}  # an external's `per: run`: repetition -> its one process's seconds
         for repetition, index, source in remaining:
             interrupts.raise_if_requested()  # Ctrl-C or SIGTERM stop the run here, between solves
             solve_started = self.timing.net_clock()
