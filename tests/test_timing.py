@@ -109,3 +109,14 @@ def test_runs_from_before_timing_show_no_breakdown_and_beside_one_that_has_it_a_
     new = start_run(make_config(tmp_path, CONFIG), run_id="new", show_progress=False).run_dir
     both = provenance_of(write_report([old, new], tmp_path / "both")["markdown"])
     assert "\n| wall time | - | " in both and "\n| per-cell setup | - | " in both
+
+
+def test_a_run_process_starts_without_pandas():
+    """Every shard, worker and run pays its imports: the runner needs neither pandas nor the report (about 0.3 s
+    of a process's start-up on the development machine)."""
+    import subprocess
+    import sys
+
+    probe = "import sys, sssp_bench.run.runner, sssp_bench.run.shards; print('pandas' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True).stdout.strip() == "False"

@@ -9,36 +9,19 @@ graph's variants (the paper's Figure 7 comparison: 2.7 Wh for parDijkstra agains
 
 from __future__ import annotations
 
-import hashlib
 import math
-import re
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from .load import Run, label_rows
+from .schema import POWER_FOLDER, safe_name, trace_file  # noqa: F401  (named here for the report and records)
 
-POWER_FOLDER = "power"
 ENERGY_COLUMNS = [
     "run_id", "graph", "variant", "status", "message", "energy_j", "energy_above_idle_j", "relative", "power_w",
     "idle_power_w", "window_s", "solves", "method", "power_trace",
 ]
-_UNSAFE = re.compile(r"[^A-Za-z0-9._=+-]")
-
-
-def safe_name(text: str) -> str:
-    """A file-name stem for any label: unsafe characters become '_', plus a short hash when any did, so two labels
-    never share a file."""
-    cleaned = _UNSAFE.sub("_", text)
-    return cleaned if cleaned == text else f"{cleaned}-{hashlib.sha256(text.encode()).hexdigest()[:8]}"
-
-
-def trace_file(graph: str, variant: str) -> str:
-    """The power trace's path inside the run folder: power/<graph>__<variant>.csv."""
-    return f"{POWER_FOLDER}/{safe_name(graph)}__{safe_name(variant)}.csv"
-
-
 def read_trace(path: Path) -> pd.DataFrame | None:
     """A power trace (t_s, power_w, stage), or None when the file is missing or unreadable."""
     try:

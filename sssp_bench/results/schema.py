@@ -18,11 +18,15 @@ disagree (`solve_outcome`); only verified solves count toward any timing.
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import Any
 
 SCHEMA_VERSION = 2
 
 MANIFEST_FILE = "manifest.json"
+POWER_FOLDER = "power"
+"""A run folder's power traces (config `energy`): POWER_FOLDER/<graph>__<variant>.csv, named by `trace_file`."""
 ROWS_FILE = "rows.jsonl"
 
 MANIFEST_KEYS = {
@@ -130,3 +134,18 @@ def solve_outcome(status: str, certificate: bool | None, reference: bool | None)
     if certificate is True:
         return "verified"
     return "unchecked"
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._=+-]")
+
+
+def safe_name(text: str) -> str:
+    """A file-name stem for any label: unsafe characters become '_', plus a short hash when any did, so two labels
+    never share a file."""
+    cleaned = _UNSAFE.sub("_", text)
+    return cleaned if cleaned == text else f"{cleaned}-{hashlib.sha256(text.encode()).hexdigest()[:8]}"
+
+
+def trace_file(graph: str, variant: str) -> str:
+    """The power trace's path inside the run folder: power/<graph>__<variant>.csv."""
+    return f"{POWER_FOLDER}/{safe_name(graph)}__{safe_name(variant)}.csv"

@@ -81,8 +81,8 @@ from ..impls.external import ExternalProgram
 from ..jsonfile import read_json, write_json_atomic
 from ..progress import Progress
 from ..graph.sources import cached_sources, sources_cache_path
-from ..results.energy import trace_file
-from ..results.schema import MANIFEST_FILE, ROWS_FILE, STATUSES, new_manifest, new_row, solve_outcome
+from ..results.schema import (MANIFEST_FILE, ROWS_FILE, STATUSES, new_manifest, new_row, solve_outcome,
+                               trace_file)
 from .timing import RunTiming
 
 

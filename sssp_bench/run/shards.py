@@ -68,7 +68,7 @@ from typing import Any, Callable
 
 from ..errors import UserError
 from ..jsonfile import read_json, write_json_atomic, write_text_atomic
-from ..results.energy import POWER_FOLDER
+from ..results.schema import POWER_FOLDER
 from ..results.shards import (coverage_problems, estimate_text, join_problems, joined, row_statuses, shard_entry,
                               shard_problems)
 from .config import Config, GraphEntry
