@@ -16,7 +16,8 @@ from sssp_bench.gpu import nvml
 from sssp_bench.datasets.resolve import load_graph
 from sssp_bench.report import build_report, write_report
 from sssp_bench.results import schema
-from sssp_bench.results.energy import read_trace, safe_name, trace_file
+from sssp_bench.results.energy import read_trace
+from sssp_bench.results.schema import safe_name, trace_file
 from sssp_bench.results.load import load_run
 from sssp_bench.run.config import ENERGY_DEFAULTS
 from sssp_bench.run.energy import EnergySettings, Sampler, measure_energy

@@ -14,7 +14,8 @@ cupy = pytest.importorskip("cupy")
 
 from sssp_bench.gpu import nvml  # noqa: E402
 from sssp_bench.report import build_report, write_report  # noqa: E402
-from sssp_bench.results.energy import read_trace, trace_file  # noqa: E402
+from sssp_bench.results.energy import read_trace  # noqa: E402
+from sssp_bench.results.schema import trace_file  # noqa: E402
 
 from gpu_battery import gpu_device  # noqa: E402,F401  (the autouse device fixture)
 from runs import make_config, run_rows, solves_all_ok  # noqa: E402

@@ -43,14 +43,16 @@ def prepares(monkeypatch):
     return calls
 
 
+def run_task(tmp_path, text, split, index):
+    """Task `index` of `split`, run in this process as a worker would run it: its run folder."""
+    config = apply_shard(make_config(tmp_path, text), split, index)
+    return start_run(config, run_id=f"task-{index}", show_progress=False).run_dir
+
+
 def run_tasks(tmp_path, text, workers=2):
     """Every task of the queue split, one after another in this process, as one worker would take them."""
     split = queue_split(make_config(tmp_path, text), workers)
-    runs = []
-    for index in range(1, split.count + 1):
-        config = apply_shard(make_config(tmp_path, text), split, index)
-        runs.append(start_run(config, run_id=f"task-{index}", show_progress=False).run_dir)
-    return split, runs
+    return split, [run_task(tmp_path, text, split, index) for index in range(1, split.count + 1)]
 
 
 def test_a_worker_prepares_each_cell_once_however_many_tasks_cut_it(tmp_path, worker_memo, prepares):
@@ -121,8 +123,7 @@ def test_a_resident_implementation_that_fails_a_later_task_is_retired_and_the_ne
     assert split.count >= 3
 
     def task(index):
-        config = apply_shard(make_config(tmp_path, text), split, index)
-        return read_rows(start_run(config, run_id=f"task-{index}", show_progress=False).run_dir)
+        return read_rows(run_task(tmp_path, text, split, index))
 
     task(1)
     assert len(prepares["prepare"]) == 1 and not prepares["teardown"]  # resident after a clean task
@@ -134,3 +135,17 @@ def test_a_resident_implementation_that_fails_a_later_task_is_retired_and_the_ne
     monkeypatch.setattr(cls, "solve", solve)
     assert all(row["status"] == "ok" for row in task(3) if row["phase"] == "solve")
     assert len(prepares["prepare"]) == 2  # a new instance, prepared and warmed up again
+
+
+def test_an_external_program_is_never_kept_since_it_belongs_to_its_run_folder(tmp_path, worker_memo, monkeypatch,
+                                                                               prepares):
+    from test_external import external_config, misbehaving
+
+    torn_down = []
+    cls = impls.get("external")
+    teardown = cls.teardown
+    monkeypatch.setattr(cls, "teardown", lambda self: torn_down.append(id(self)) or teardown(self))
+    rows = read_rows(start_run(external_config(tmp_path, misbehaving("ok")), run_id="one", show_progress=False).run_dir)
+    assert all(row["status"] == "ok" for row in rows if row["phase"] == "solve")
+    assert len(prepares["prepare"]) == 1 and not prepares["teardown"]  # cpu-dijkstra beside it stays resident
+    assert len(torn_down) == 1  # the external is torn down at its cell's end all the same

@@ -516,15 +516,13 @@ def device_graph(graph: CSRGraph, per_vertex_bytes: int = 0, per_arc_bytes: int 
     return uploaded
 
 
-def pool_used_fraction() -> float:
-    """The bytes CuPy's memory pool holds in use over the current device's memory: 0 without CuPy or a GPU."""
+def device_used_fraction() -> float:
+    """The current device's memory in use (free_device_bytes: pool blocks held but unused count as free) over its
+    total; 0 where this process never loaded CuPy (nothing of it is on a device)."""
     if _cupy is None:
         return 0.0
-    try:
-        total = _cupy.cuda.Device().mem_info[1]
-    except Exception:  # no device: nothing is in use
-        return 0.0
-    return _cupy.get_default_memory_pool().used_bytes() / total if total else 0.0
+    free, total = free_device_bytes()
+    return 1.0 - free / total if total else 0.0
 
 
 def release_device_graphs() -> None:

@@ -60,6 +60,8 @@ class Implementation:
                                              # classes.py: "road", "mesh", "social", ...); None: every graph. The
                                              # report's "Which variant to pick" recommends it on no other class
                                              # (it still runs and is timed everywhere a config puts it)
+    resident: ClassVar[bool] = True          # a prepared instance may serve later runs of a long-lived process
+                                             # (run/resident.py: a Dask worker's next task on the same cell)
     parameters: ClassVar[dict[str, Parameter]] = {}
 
     def __init__(self, **params: Any) -> None:

@@ -391,6 +391,7 @@ class ExternalProgram(Implementation):
     )
     negative_weights = True  # the `negative_weights` parameter decides, in prepare
     timer = "process"        # the row's timer; "program" where a time rule gives the program's own time
+    resident = False         # attached to one run folder (its exported graph and scratch): never reused by another
     parameters = {
         "kind": Parameter(str, None, "sssp (distances) or bfs (levels: the implementation external-bfs)",
                           ("sssp", "bfs", None)),

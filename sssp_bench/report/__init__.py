@@ -24,7 +24,8 @@ import pandas as pd
 
 from ..errors import UserError
 from ..results.claims import judge
-from ..results.energy import energy_table, safe_name
+from ..results.energy import energy_table
+from ..results.schema import safe_name
 from ..results.figures import Figure, figures
 from ..results.load import Run, load_run, run_folder
 from ..results.recommend import recommend

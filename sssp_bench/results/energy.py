@@ -1,6 +1,6 @@
 """Energy per solve and the power traces a run recorded (config `energy`; run/energy.py measures them): one row of
 phase "energy" per GPU (graph, variant), and a power trace per such row in the run folder, `power/<file>`, named by
-`trace_file` and recorded in the row's `power_trace`.
+`trace_file` (results/schema.py) and recorded in the row's `power_trace`.
 
 `energy_table` is what the report shows: per graph and variant, joules per solve, the same above the idle power,
 average and idle power, the window and its solves, the method, and joules per solve relative to the least of that
@@ -16,12 +16,13 @@ from typing import Any
 import pandas as pd
 
 from .load import Run, label_rows
-from .schema import POWER_FOLDER, safe_name, trace_file  # noqa: F401  (named here for the report and records)
 
 ENERGY_COLUMNS = [
     "run_id", "graph", "variant", "status", "message", "energy_j", "energy_above_idle_j", "relative", "power_w",
     "idle_power_w", "window_s", "solves", "method", "power_trace",
 ]
+
+
 def read_trace(path: Path) -> pd.DataFrame | None:
     """A power trace (t_s, power_w, stage), or None when the file is missing or unreadable."""
     try:

@@ -10,7 +10,7 @@ A record folder (`experiments/<paper>/measured/<date>-<device>-<what>/`) holds, 
 and `record.json` (the record's schema version, the runs in the report's order with their files, the command that
 made it, when) and the report as `sssp-bench report` writes it from those copies: report.md, report.csv,
 recommendations.csv, claims.csv and energy.csv where the runs have claims or energy, and the plots as SVG (the
-PNGs are left out; report.md links the SVGs). `<run>` is the run id, made safe for a file name (results/energy.py's
+PNGs are left out; report.md links the SVGs). `<run>` is the run id, made safe for a file name (results/schema.py's
 safe_name).
 
 `make_record` (`sssp-bench record RUN... --into FOLDER`) makes one; `refresh_record` (`sssp-bench record --refresh
@@ -34,7 +34,7 @@ from typing import Any
 
 from ..errors import UserError
 from ..jsonfile import read_json, write_json_atomic
-from .energy import safe_name
+from .schema import safe_name
 from .load import COMPRESSED_ROWS_FILE, Run, load_run, load_run_files, run_folder
 from .schema import MANIFEST_FILE, ROWS_FILE
 

@@ -10,8 +10,8 @@ loads see every load. Once on, `PROCESS_MEMO` keeps:
   of that cell on this worker writes the prepare row of the resident instance (its measured prepare seconds) and
   solves at once. A warm-up already ran on this instance, so its solves are as warm as the first task's.
 
-Budget: the resident graphs' host arrays stay under RESIDENT_HOST_BYTES, and the device pool under
-RESIDENT_DEVICE_FRACTION of the GPU's memory; past either, the least recently used graph goes first, with its
+Budget: the resident graphs' host arrays stay under RESIDENT_HOST_BYTES, and the device's memory in use under
+RESIDENT_DEVICE_FRACTION; past either, the least recently used graph goes first, with its
 prepared implementations (torn down).
 """
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -30,7 +31,16 @@ from .per_graph import file_stamp
 RESIDENT_HOST_BYTES = 16 << 30
 """Resident graphs' host arrays (row offsets, columns, weights) above this: evict the least recently used."""
 RESIDENT_DEVICE_FRACTION = 0.5
-"""CuPy's pool above this fraction of the device's memory once a new graph is wanted: evict as above."""
+"""The device's memory in use above this fraction once a new graph is wanted: evict as above."""
+
+
+@dataclass
+class _Resident:
+    """A kept graph: its file's stamp when loaded, and its cells' prepared implementations."""
+
+    stamp: tuple | None
+    loaded: LoadedGraph
+    prepared: dict[tuple[str, str], tuple[Any, float]] = field(default_factory=dict)  # -> (instance, prepare_s)
 
 
 class ProcessMemo:
@@ -39,8 +49,7 @@ class ProcessMemo:
 
     def __init__(self) -> None:
         self.enabled = False
-        self._graphs: OrderedDict[tuple, tuple[tuple | None, LoadedGraph]] = OrderedDict()  # arguments -> (stamp, graph)
-        self._prepared: dict[tuple, tuple[Any, float]] = {}  # (id(graph), variant, params) -> (instance, prepare_s)
+        self._graphs: OrderedDict[tuple, _Resident] = OrderedDict()  # the entry's arguments -> the kept graph
         self._relax: dict[tuple, dict[str, Any]] = {}
         self._device: dict[str, dict[str, Any]] = {}
 
@@ -53,80 +62,81 @@ class ProcessMemo:
                      str(Path(datasets).resolve()), stand_in, force, json.dumps(entry.convert, sort_keys=True))
         kept = self._graphs.get(arguments) if self.enabled else None
         if kept is not None:
-            if file_stamp(kept[1].path) == kept[0]:
+            if file_stamp(kept.loaded.path) == kept.stamp:
                 self._graphs.move_to_end(arguments)
-                return kept[1]
+                return kept.loaded
             self._evict(arguments)
         if self.enabled:
             self._make_room()
         loaded = load_graph(entry.graph, entry.label, entry.weights, datasets, stand_in, force, entry.convert)
         if self.enabled:
-            self._graphs[arguments] = (file_stamp(loaded.path), loaded)
+            self._graphs[arguments] = _Resident(file_stamp(loaded.path), loaded)
         return loaded
 
     def keeps(self, loaded: LoadedGraph) -> bool:
-        """Whether this graph stays resident after its run (so its device copy must stay too)."""
-        return self.enabled and any(graph is loaded for _, graph in self._graphs.values())
+        """Whether this graph stays resident after its run."""
+        return self._resident(loaded) is not None
 
     def prepared(self, loaded: LoadedGraph, variant: Variant) -> tuple[Any, float] | None:
         """(the resident implementation of this cell, its prepare seconds), or None."""
-        return self._prepared.get(_cell_key(loaded, variant)) if self.keeps(loaded) else None
+        kept = self._resident(loaded)
+        return None if kept is None else kept.prepared.get(_cell_key(variant))
 
     def keep_prepared(self, loaded: LoadedGraph, variant: Variant, implementation: Any, prepare_s: float) -> bool:
         """Keep a prepared, warmed-up implementation of a resident graph instead of tearing it down; False where it
         is not kept (the caller tears it down)."""
-        if not self.keeps(loaded):
-            return False
-        self._prepared[_cell_key(loaded, variant)] = (implementation, prepare_s)
-        return True
+        kept = self._resident(loaded)
+        if kept is not None:
+            kept.prepared[_cell_key(variant)] = (implementation, prepare_s)
+        return kept is not None
 
     def forget_prepared(self, loaded: LoadedGraph, variant: Variant) -> None:
         """Drop this cell's resident implementation, if any (the caller tears it down)."""
-        self._prepared.pop(_cell_key(loaded, variant), None)
+        kept = self._resident(loaded)
+        if kept is not None:
+            kept.prepared.pop(_cell_key(variant), None)
 
     def relax_pass(self, loaded: LoadedGraph, device: str, measure: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """The relax pass on this graph and device: measured by `measure()`, or the one an earlier run of this
         process measured on the same file and weights."""
         key = (str(loaded.path), file_stamp(loaded.path), (loaded.graph.meta.get("weights") or {}).get("spec"), device)
-        if self.enabled and key in self._relax:
-            return self._relax[key]
-        relax = measure()
-        if self.enabled:
-            self._relax[key] = relax
-        return relax
+        return self._remembered(self._relax, key, measure)
 
     def device_constants(self, device: str, measure: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """The device constants: measured by `measure()`, or those an earlier run of this process measured."""
-        if self.enabled and device in self._device:
-            return self._device[device]
-        constants = measure()
-        if self.enabled:
-            self._device[device] = constants
-        return constants
+        return self._remembered(self._device, device, measure)
 
     def clear(self) -> None:
-        """Tear down every resident implementation and drop every graph (and its device copy)."""
+        """Tear down every resident implementation and drop every graph."""
         for arguments in list(self._graphs):
             self._evict(arguments)
 
+    def _remembered(self, table: dict, key: Any, measure: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        if self.enabled and key in table:
+            return table[key]
+        value = measure()
+        if self.enabled:
+            table[key] = value
+        return value
+
+    def _resident(self, loaded: LoadedGraph) -> _Resident | None:
+        if not self.enabled:
+            return None
+        return next((kept for kept in self._graphs.values() if kept.loaded is loaded), None)
+
     def _make_room(self) -> None:
-        while self._graphs and (self._host_bytes() > RESIDENT_HOST_BYTES
-                                or gpu_runtime.pool_used_fraction() > RESIDENT_DEVICE_FRACTION):
+        while self._graphs and (sum(_graph_bytes(kept.loaded) for kept in self._graphs.values()) > RESIDENT_HOST_BYTES
+                                or gpu_runtime.device_used_fraction() > RESIDENT_DEVICE_FRACTION):
             self._evict(next(iter(self._graphs)))
 
-    def _host_bytes(self) -> int:
-        return sum(_graph_bytes(graph) for _, graph in self._graphs.values())
-
     def _evict(self, arguments: tuple) -> None:
-        _, loaded = self._graphs.pop(arguments)
-        for key in [key for key in self._prepared if key[0] == id(loaded)]:
-            implementation, _ = self._prepared.pop(key)
+        for implementation, _ in self._graphs.pop(arguments).prepared.values():
             implementation.teardown()
         gpu_runtime.release_device_graphs()  # the cached copy and the pool's blocks its implementations freed
 
 
-def _cell_key(loaded: LoadedGraph, variant: Variant) -> tuple:
-    return id(loaded), variant.name, json.dumps(variant.params, sort_keys=True, default=str)
+def _cell_key(variant: Variant) -> tuple[str, str]:
+    return variant.name, json.dumps(variant.params, sort_keys=True, default=str)
 
 
 def _graph_bytes(loaded: LoadedGraph) -> int:

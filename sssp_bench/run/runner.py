@@ -9,8 +9,9 @@ the graph upload, done in prepare, excluded), the row's `timer` saying which; an
 (impls/external.py) by the host clock around its process (timer "process"), or by the time it reports itself
 ("program"). The distance copy-back counts only in the host-clock `end_to_end_s`, and happens only where a check
 needs the distances on the host: a GPU result that the device certificate checks, at a source without a reference
-compare, stays on the device, its reached vertices and arcs counted there. Each solve is then checked by the certificate (on the device, in
-`gpu.certificate`, when the distances are a CuPy array; on the host otherwise), compared with the reference on
+compare, stays on the device, its reached vertices and arcs counted there. Each solve is then checked by the
+certificate (on the device, in `gpu.certificate`, when the distances are a CuPy array; on the host otherwise),
+compared with the reference on
 the sampled sources (on the host; the row's `certificate_device` says where the certificate ran), and appended
 to `rows.jsonl` at once. A reported negative cycle is checked at every source: a wrong answer on a graph with no
 negative arc, else the reference for that source decides. Rows are appended at once, so a crash loses at most the solve in flight and `--resume` skips what is
@@ -539,8 +540,8 @@ class Runner:
                 with self.timing.measure("energy_s"):
                     writer.write(self._energy_phase(label, implementation, variant))
             # kept for a later task only after solves that all went well: an instance that failed one is retired
-            kept = clean and not isinstance(implementation, ExternalProgram) and PROCESS_MEMO.keep_prepared(
-                loaded, variant, implementation, prepare_s)
+            kept = clean and implementation.resident and PROCESS_MEMO.keep_prepared(loaded, variant, implementation,
+                                                                                    prepare_s)
         finally:
             if not kept:
                 PROCESS_MEMO.forget_prepared(loaded, variant)

@@ -248,19 +248,29 @@ def config_cells(config: Config, measured: "MeasuredCosts | None" = None) -> lis
 
 
 @dataclass
+class CellMeasure:
+    """What an earlier run measured of one cell: the seconds of its solves (verification included) and how many,
+    the seconds of its setups (prepare, warm-up, teardown) and how many pieces paid one."""
+
+    solve_s: float = 0.0
+    solves: int = 0
+    setup_s: float = 0.0
+    pieces: int = 0
+
+
+@dataclass
 class MeasuredCosts:
-    """Each cell's measured costs in an earlier run (`run --costs-from RUN`): {(graph, variant): (seconds of its
-    solves, solves, seconds of its setups, pieces)}, and which run they came from."""
+    """Each cell's measured costs in an earlier run (`run --costs-from RUN`), and which run they came from."""
 
     run: str
     config_hash: str | None
-    per_cell: dict[tuple[str, str], tuple[float, int, float, int]]
+    per_cell: dict[tuple[str, str], CellMeasure]
     source: str  # "timing" (the manifest's cell records) or "rows"
 
     def costs(self, cells: list[Cell], repetitions: int) -> list[Cell]:
         """The cells with measured costs where the run has them (their setup apart), the others' estimates scaled
         to seconds."""
-        known = [cell for cell in cells if self.per_cell.get((cell.graph, cell.variant), (0.0, 0, 0.0, 0))[1] > 0]
+        known = [cell for cell in cells if self._measured(cell)]
         if not known:
             raise UserError(f"--costs-from {self.run}: that run has no measured solve of this config's cells "
                             f"(graph and variant names must match)")
@@ -270,14 +280,17 @@ class MeasuredCosts:
         return [measured.get((cell.graph, cell.variant)) or Cell(cell.graph, cell.variant, cell.cost * scale,
                                                                  cell.sources) for cell in cells]
 
+    def _measured(self, cell: Cell) -> bool:
+        return self.per_cell.get((cell.graph, cell.variant), CellMeasure()).solves > 0
+
     def _cell(self, cell: Cell, repetitions: int) -> Cell:
-        seconds, solves, setup_seconds, pieces = self.per_cell[(cell.graph, cell.variant)]
-        setup = setup_seconds / max(1, pieces)
-        return Cell(cell.graph, cell.variant, seconds / solves * max(1, cell.sources * repetitions) + setup,
-                    cell.sources, setup)
+        measure = self.per_cell[(cell.graph, cell.variant)]
+        setup = measure.setup_s / max(1, measure.pieces)
+        return Cell(cell.graph, cell.variant, measure.solve_s / measure.solves * max(1, cell.sources * repetitions)
+                    + setup, cell.sources, setup)
 
     def record(self, cells: list[Cell]) -> dict[str, Any]:
-        measured = sum(1 for cell in cells if self.per_cell.get((cell.graph, cell.variant), (0.0, 0, 0.0, 0))[1] > 0)
+        measured = sum(1 for cell in cells if self._measured(cell))
         return {"kind": "measured", "run": self.run, "config_hash": self.config_hash, "from": self.source,
                 "cells_measured": measured, "cells_estimated": len(cells) - measured}
 
@@ -289,34 +302,33 @@ def measured_costs(path: Path) -> MeasuredCosts:
     from ..results.load import load_runs
 
     runs = load_runs(path)
-    per_cell: dict[tuple[str, str], list[float]] = {}
+    per_cell: dict[tuple[str, str], CellMeasure] = {}
     used = "timing"
     for manifest, rows in runs:
         timed_cells = (manifest.get("timing") or {}).get("cells")
         if timed_cells:
             for item in timed_cells:
-                total = per_cell.setdefault((item["graph"], item["variant"]), [0.0, 0, 0.0, 0])
+                measure = per_cell.setdefault((item["graph"], item["variant"]), CellMeasure())
                 setup = float(item.get("setup_s") or 0.0)
-                total[0] += max(0.0, float(item.get("wall_s") or 0.0) - setup)
-                total[1] += int(item.get("solves") or 0)
-                total[2] += setup
-                total[3] += 1
+                measure.solve_s += max(0.0, float(item.get("wall_s") or 0.0) - setup)
+                measure.solves += int(item.get("solves") or 0)
+                measure.setup_s += setup
+                measure.pieces += 1
             continue
         used = "rows"
         for row in rows.to_dict("records"):
             seconds = next((row[name] for name in ("end_to_end_s", "time_s") if _is_number(row.get(name))), None)
             if row.get("phase") not in ("prepare", "solve") or seconds is None:
                 continue
-            total = per_cell.setdefault((row["graph"], row["variant"]), [0.0, 0, 0.0, 0])
+            measure = per_cell.setdefault((row["graph"], row["variant"]), CellMeasure())
             if row["phase"] == "solve":
-                total[0] += float(seconds)
-                total[1] += 1
+                measure.solve_s += float(seconds)
+                measure.solves += 1
             else:
-                total[2] += float(seconds)
-                total[3] += 1
+                measure.setup_s += float(seconds)
+                measure.pieces += 1
     first = runs[0][0]
-    return MeasuredCosts(str(first.get("run_id") or Path(path).name), first.get("config_hash"),
-                         {cell: tuple(values) for cell, values in per_cell.items()}, used)
+    return MeasuredCosts(str(first.get("run_id") or Path(path).name), first.get("config_hash"), per_cell, used)
 
 
 def _is_number(value: Any) -> bool:

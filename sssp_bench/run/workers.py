@@ -9,9 +9,10 @@ as `run` does it. Workers pull tasks as they finish one (the local cluster's sch
 only then: distributed.scheduler.worker-saturation 1.0), so one expensive cell no longer keeps one worker busy while
 the others idle. A worker process keeps what it loaded between its tasks (resident.py: its graphs, their relax
 passes, the device constants and every prepared, warmed-up implementation), and every task reads the per-graph
-cache (per_graph.py), so a task on a cell the worker has run before costs its solves and nothing else. When every task is done they are merged into RUN itself
-(shards.merge_shards), a run folder that `report` and `compare` read as if one process had run the whole config;
-its `timing` adds the coordinator's own clock (Dask's start, the preflight, the merge, elapsed_s end to end).
+cache (per_graph.py), so a task on a cell the worker has run before costs its solves and nothing else. When every
+task is done they are merged into RUN itself (shards.merge_shards), a run folder that `report` and `compare` read
+as if one process had run the whole config; its `timing` adds the coordinator's own clock (Dask's start, the
+preflight, the merge, elapsed_s end to end).
 
 Each worker is pinned to one GPU: dask-cuda's LocalCUDACluster where it is installed, else our own Nanny processes
 each started with CUDA_VISIBLE_DEVICES set to one device; on a machine without a GPU the workers are plain
