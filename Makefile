@@ -55,6 +55,7 @@ GPU_PYTHON ?= python3
 
 gpu-test:
 	$(GPU_PYTHON) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(GPU_PYTHON) -m compileall -q sssp_bench  # images that set PYTHONDONTWRITEBYTECODE: each process reads, not compiles
 	$(GPU_PYTHON) -m pytest -m gpu -q
 
 clean:

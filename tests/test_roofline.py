@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from sssp_bench import impls
-from sssp_bench.run import roofline
+from sssp_bench.run import provenance, roofline
 from sssp_bench.cli import cli
 from sssp_bench.run.config import parse_config
 from sssp_bench.graph.csr import from_arcs
@@ -238,3 +238,27 @@ def test_roofline_without_a_gpu_is_a_one_line_error(tmp_path, monkeypatch):
     assert result.exit_code == 2
     assert result.output.strip() == "Error: roofline needs a CUDA GPU: CuPy not installed"
     assert not (tmp_path / "datasets").exists()  # refused before any work
+
+
+def test_a_later_run_on_the_same_gpu_reuses_its_device_constants_and_relax_passes(tmp_path, monkeypatch):
+    fake_device(monkeypatch)
+    monkeypatch.setattr(provenance, "gpu_info", lambda: {"available": True, "name": "Fake GPU", "uuid": "GPU-0"})
+    counted = {"device": 0, "relax": 0}
+    measure_device, measure_relax = roofline.measure_device, roofline.measure_relax_pass
+
+    def count(kind, measure):
+        def counting(*args, **kwargs):
+            counted[kind] += 1
+            return measure(*args, **kwargs)
+        return counting
+
+    monkeypatch.setattr(roofline, "measure_device", count("device", measure_device))
+    monkeypatch.setattr(roofline, "measure_relax_pass", count("relax", measure_relax))
+    _, first, _ = run(tmp_path, run_id="first")
+    _, second, rows = run(tmp_path, run_id="second")
+    assert counted == {"device": 1, "relax": 2}  # once for the GPU, once per graph
+    assert "reused" not in first["roofline"] and second["roofline"]["reused"]["age_s"] >= 0
+    for label, info in second["graphs"].items():
+        assert info["roofline"]["time_per_arc_ns"] == first["graphs"][label]["roofline"]["time_per_arc_ns"]
+        assert info["roofline"]["reused"]["age_s"] >= 0  # the relax pass
+    assert all(row["floor_s"] is not None for row in rows if row["phase"] == "solve")

@@ -300,10 +300,29 @@ def gpu_info() -> dict[str, Any]:
         }
     except Exception as error:
         return {"available": False, "reason": f"CUDA device not usable: {_one_line(error)}"}
+    # Which GPU of the host, so a measurement kept between processes (device_cache.py) is this GPU's.
+    info["uuid"] = _guarded(lambda: _uuid_text(properties.get("uuid")))
+    info["pci_bus_id"] = _guarded(lambda: _pci_text(properties))
     # Versions are nice to have; a failure here leaves the device usable.
     info["driver_version"] = _guarded(lambda: _cuda_version(runtime.driverGetVersion()))
     info["cuda_runtime_version"] = _guarded(lambda: _cuda_version(runtime.runtimeGetVersion()))
     return info
+
+
+def _uuid_text(raw: Any) -> str | None:
+    """CUDA's 16-byte device UUID as nvidia-smi writes it ("GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx")."""
+    if not isinstance(raw, (bytes, bytearray)) or len(raw) != 16:
+        return None
+    text = bytes(raw).hex()
+    return f"GPU-{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
+def _pci_text(properties: dict[str, Any]) -> str | None:
+    """The device's PCI address, domain:bus:device ("0000:1b:00"), where CuPy reports it."""
+    if properties.get("pciBusID") is None:
+        return None
+    return f"{int(properties.get('pciDomainID') or 0):04x}:{int(properties['pciBusID']):02x}:" \
+           f"{int(properties.get('pciDeviceID') or 0):02x}"
 
 
 def _cuda_version(encoded: int) -> str:

@@ -67,7 +67,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import impls, jsonfile
-from . import energy, interrupts, per_graph, provenance, roofline, verify
+from . import device_cache, energy, interrupts, per_graph, provenance, roofline, verify
 from .config import Config, GraphEntry, Variant
 from .order import variant_run_order
 from .resident import PROCESS_MEMO
@@ -323,7 +323,9 @@ class Runner:
             self.log(f"roofline not measured: no GPU: {why}")
             return
         try:
-            constants = PROCESS_MEMO.device_constants(why, roofline.measure_device)
+            identity = device_cache.identity_of(provenance.gpu_info())
+            constants = PROCESS_MEMO.device_constants(why, lambda: device_cache.remembered(
+                self.config.datasets / device_cache.DEVICE_FOLDER, "device", identity, roofline.measure_device))
         except Exception as error:  # never fails the run
             reason = f"measurement failed: {error.__class__.__name__}: {error}"
             self.manifest["roofline"] = {"available": False, "reason": reason}
@@ -356,8 +358,7 @@ class Runner:
         if self.device_roofline is None:
             return
         try:
-            relax = PROCESS_MEMO.relax_pass(loaded, str(self.device_roofline.get("device")),
-                                            lambda: roofline.measure_relax_pass(loaded.graph))
+            relax = PROCESS_MEMO.relax_pass(loaded, str(self.device_roofline.get("device")), lambda: self._relax_pass(loaded))
             record = roofline.graph_roofline(loaded.graph, sources, self.device_roofline, self.per_graph.hop_depths,
                                              relax)
         except Exception as error:  # a graph that does not fit, a fault: recorded, and the run goes on
@@ -368,6 +369,14 @@ class Runner:
         for item in record.get("per_source", []):
             self.floors[(loaded.label, item["source"])] = item["floor_s"]
         write_json_atomic(self.manifest_path, self.manifest)
+
+    def _relax_pass(self, loaded: LoadedGraph) -> dict[str, Any]:
+        """(b) on this GPU: measured, or kept in the per-graph folder by an earlier process (device_cache.py)."""
+        if not self.per_graph.enabled:
+            return roofline.measure_relax_pass(loaded.graph)
+        return device_cache.remembered(self.per_graph.folder, "relax", device_cache.identity_of(provenance.gpu_info()),
+                                       lambda: roofline.measure_relax_pass(loaded.graph),
+                                       parts={"graph": self.per_graph.digest(), "weights": self.per_graph.weights_spec})
 
     def _graph_finished(self, label: str) -> bool:
         """On resume: every variant solved every source this graph had (or failed to prepare), so the graph need
