@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
+from typing import Callable
 
 import click
 
@@ -221,6 +222,9 @@ def export_command(graph: str, output: Path, fmt: str | None, weights: str, dire
               help="Run only shard I of a deterministic split of the config into N, balanced by expected cost (an "
                    "expensive (graph, variant) cell is cut into source ranges, one per shard); `merge` or `report` "
                    "joins the N shard runs.")
+@click.option("--merge-into", "merge_into", type=click.Path(file_okay=False, path_type=Path), default=None,
+              metavar="RUN", help="With --shard: the last shard of the split to finish merges the shard runs in its "
+                                  "--output folder into RUN, as `merge` would, without a process of its own.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
               help="Run the config on N Dask worker processes here, one per GPU (CPU workers without one), and "
                    "merge their shards into one run folder. Needs the dask extra.")
@@ -237,8 +241,8 @@ def export_command(graph: str, output: Path, fmt: str | None, weights: str, dire
 @click.option("--progress/--no-progress", default=True, help="Show a progress line on a terminal.")
 def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: Path | None,
         datasets: Path | None, graph_labels: tuple[str, ...], variant_names: tuple[str, ...], shard_text: str | None,
-        workers: int | None, scheduler: str | None, shard_count: int | None, costs_from: Path | None,
-        write_report: bool, progress: bool) -> None:
+        merge_into: Path | None, workers: int | None, scheduler: str | None, shard_count: int | None,
+        costs_from: Path | None, write_report: bool, progress: bool) -> None:
     """Run CONFIG: every implementation x graph x source, timed, verified and recorded in results/RUN/.
 
     Exits with status 1 when any answer was wrong; else 2 when a graph could not be loaded (a bad generator
@@ -248,6 +252,7 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
 
     \b
     sssp-bench run configs/quick.yaml --shard 2/4        # one of four shard runs (CI jobs, Slurm tasks)
+    sssp-bench run configs/quick.yaml --shard 2/4 --merge-into results/quick   # the last one to finish merges
     sssp-bench run configs/quick.yaml --workers 2        # two Dask workers (one per GPU), one merged run
     """
     from .run.config import load_config, select_graphs, select_variants
@@ -262,6 +267,8 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
         raise UserError("--workers starts a cluster here, --scheduler uses a running one: give one or the other")
     if shard_count is not None and not distributed:
         raise UserError("--shards goes with --workers or --scheduler (for one shard here, use --shard I/N)")
+    if merge_into is not None and (distributed or (shard_text is None and resume_dir is None)):
+        raise UserError("--merge-into goes with --shard I/N (--workers and --scheduler merge by themselves)")
     if costs_from is not None and shard_text is None and not distributed:
         raise UserError("--costs-from balances a split: it goes with --shard, --workers or --scheduler")
     config = load_config(config_path)
@@ -312,6 +319,9 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
                     run_id = run_id or new_run_id(config, config.output)
                     run_dir = config.output / run_id
                     outcome = start_run(config, run_id, show_progress=progress, log=log)
+                if merge_into is not None:
+                    merged = _merge_when_complete(outcome.run_dir, merge_into, log)
+                    outcome = merged or outcome
     except KeyboardInterrupt as interrupt:
         terminated = isinstance(interrupt, Terminated)
         how = "stopped by SIGTERM" if terminated else "interrupted"
@@ -339,6 +349,25 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
         sys.exit(2)
 
 
+def _merge_when_complete(shard_dir: Path, into: Path, log: Callable[[str], None]):
+    """`--merge-into`: the merged run's outcome when this shard was the split's last to finish, else None."""
+    from .jsonfile import read_json
+    from .run.runner import RunOutcome
+    from .run.shards import merge_when_complete
+
+    if not (shard_dir / "manifest.json").is_file() or not read_json(shard_dir / "manifest.json").get("shard"):
+        raise UserError(f"--merge-into: {shard_dir} is not a shard run (made with --shard I/N)")
+    merged = merge_when_complete(shard_dir, into, log)
+    if merged is None:
+        return None
+    manifest = read_json(merged / "manifest.json")
+    log(f"{merged}: merged {len(manifest['merged_from'])} shard(s)")
+    outcome = RunOutcome(merged)
+    outcome.statuses.update(manifest.get("statuses") or {})
+    outcome.not_loaded.update(manifest.get("not_loaded") or {})
+    return outcome
+
+
 def _given(parameter: str) -> bool:
     """Whether the command line gave this option (not its environment variable, which a resume inherits anyway)."""
     source = click.get_current_context().get_parameter_source(parameter)
@@ -363,6 +392,27 @@ def _shard_of(shard_text: str | None, resume_dir: Path | None) -> tuple[int, int
                                 f"--shard {shard_text}")
             return recorded
     return requested
+
+
+@cli.command()
+@click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Worker processes, one per GPU (default: one per visible GPU; one on a machine without a GPU).")
+@click.option("--address-file", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              help="Write the scheduler's address here once the workers are up (removed when they stop).")
+def serve(workers: int | None, address_file: Path | None) -> None:
+    """Start Dask workers that stay up between runs, one per GPU, until Ctrl-C or SIGTERM.
+
+    Each worker keeps its CUDA context and the graphs and prepared implementations of earlier runs, so a
+    `run --scheduler ADDRESS` on them pays no process start-up, no context and, for a graph run before, no
+    loading or setup. Needs the dask extra.
+
+    \b
+    sssp-bench serve --address-file workers.address &
+    sssp-bench run configs/quick.yaml --scheduler "$(cat workers.address)"
+    """
+    from .run.workers import serve as serve_workers
+
+    serve_workers(workers, address_file, log=lambda message: click.echo(message, err=True))
 
 
 @cli.command()

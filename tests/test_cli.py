@@ -16,7 +16,8 @@ from sssp_bench import impls
 from sssp_bench.cli import cli
 from sssp_bench.impls.base import Implementation, SolveResult
 
-COMMANDS = ["fetch", "generate", "export", "run", "probe", "report", "merge", "slurm", "list", "info", "roofline"]
+COMMANDS = ["fetch", "generate", "export", "run", "probe", "report", "merge", "serve", "slurm", "list", "info",
+            "roofline"]
 
 
 @pytest.fixture

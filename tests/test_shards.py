@@ -14,8 +14,8 @@ from sssp_bench.run import resident as resident_module
 from sssp_bench.run.config import GraphEntry
 from sssp_bench.run.runner import resume_run, start_run
 from sssp_bench.results.shards import missing_shards
-from sssp_bench.run.shards import (config_cells, estimated_arcs, measured_costs, merge_shards, parse_shard,
-                                   queue_split, select_shard, spec_arcs, split_cells, spread_split)
+from sssp_bench.run.shards import (config_cells, estimated_arcs, measured_costs, merge_shards, merge_when_complete,
+                                   parse_shard, queue_split, select_shard, spec_arcs, split_cells, spread_split)
 
 from runs import make_config, read_rows
 
@@ -421,3 +421,24 @@ def test_shard_mistakes_are_one_line_errors(invoke, args, message):
     result = invoke(*args)
     assert result.exit_code == 2 and message in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_the_last_shard_to_finish_merges_the_split_in_its_own_process(invoke, tmp_path):
+    first = invoke("run", "split.yaml", "--shard", "1/2", "--output", "shards", "--merge-into", "merged",
+                   "--no-progress")
+    assert first.exit_code == 0, first.output
+    assert "1 of 2 are: the last to finish merges into merged" in first.output and not (tmp_path / "merged").exists()
+    last = invoke("run", "split.yaml", "--shard", "2/2", "--output", "shards", "--merge-into", "merged", "--no-progress")
+    assert last.exit_code == 0, last.output
+    assert "merged: merged 2 shard(s)" in last.output
+    assert invoke("merge", "shards", "--into", "by-merge").exit_code == 0
+    assert read_rows(tmp_path / "merged") == read_rows(tmp_path / "by-merge")
+    merged_at = (tmp_path / "merged" / "manifest.json").stat().st_mtime_ns
+    first_shard = sorted((tmp_path / "shards").iterdir())[0]  # as if it had finished at the same time: finds it merged
+    assert merge_when_complete(first_shard, tmp_path / "merged") is None
+    assert (tmp_path / "merged" / "manifest.json").stat().st_mtime_ns == merged_at
+
+
+def test_merge_into_goes_with_a_shard(invoke):
+    refused = invoke("run", "split.yaml", "--merge-into", "merged", "--no-progress")
+    assert refused.exit_code == 2 and "--merge-into goes with --shard I/N" in refused.output

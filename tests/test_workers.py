@@ -208,3 +208,32 @@ def test_without_dask_the_workers_option_says_what_to_install(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip() == ("Error: --workers and --scheduler need Dask (dask.distributed), which is not "
                                    "installed: pip install 'sssp-bench[dask]'")
+
+
+def test_served_workers_stay_up_between_runs_and_keep_their_graphs(tmp_path):
+    address_file = tmp_path / "workers.address"
+    server = subprocess.Popen([sys.executable, "-m", "sssp_bench.cli", "serve", "--workers", "1", "--address-file",
+                               str(address_file)], cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not address_file.exists() and server.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        address = address_file.read_text().strip()
+        first = run_on_workers(make_config(tmp_path, TWO_GRAPHS), scheduler=address, run_id="first")
+        second = run_on_workers(make_config(tmp_path, TWO_GRAPHS), scheduler=address, run_id="second")
+    finally:
+        server.send_signal(signal.SIGTERM)
+        _, errors = server.communicate(timeout=60)
+    assert server.returncode == 0, errors
+    assert f"serving 1 worker(s) at {address}" in errors and not address_file.exists()
+    assert counts(summarize(first.run_dir)) == counts(summarize(second.run_dir))
+
+    def tasks(run_dir):
+        return [json.loads((task / "manifest.json").read_text()) for task in sorted((run_dir / "shards").iterdir())]
+
+    pids = {json.loads((task / "attempts.jsonl").read_text().splitlines()[0])["pid"]
+            for run in (first, second) for task in (run.run_dir / "shards").iterdir()}
+    assert len(pids) == 1  # one worker process served both runs
+    assert all(task["timing"]["startup_s"] == 0 for run in (first, second) for task in tasks(run.run_dir))
+    loads = [sum(task["timing"]["graph_parts"]["load_s"] for task in tasks(run.run_dir)) for run in (first, second)]
+    assert loads[1] < loads[0]  # the graphs stayed resident in the worker

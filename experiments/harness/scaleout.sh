@@ -6,22 +6,27 @@
 # device copy's only with RESTORE_GITDIR=1, so the manifests name the commit). Without them the config's stand-ins
 # run and the --workers steps are skipped, each said so. SKIP_INSTALL=1 skips `pip install -e .` (a checkout that
 # has it, e.g. a dry run on CPU with CONFIG set to a CPU config and a stand-in nvidia-smi on PATH). SKIP_ESTIMATE=1
-# leaves out the shards-N runs (split by the config's estimate), SKIP_KILL=1 the killed-2 run.
+# leaves out the shards-N runs (split by the config's estimate), SKIP_KILL=1 the killed-2 run, SKIP_SERVE=1 the
+# served runs; SERVE_ONE=1 adds served-1 and warm-served-1 (the one-GPU baseline through a service), last.
 #
 # What it runs, every run of the same config (CONFIG, default experiments/harness/issue38-scaleout.yaml) into
 # /tmp/scaleout/runs, its wall time taken here from the command's start to its end:
 #   warmup       one GPU: generates and converts the graphs, compiles the kernels, fills the per-graph cache
-#                (references, hop depths) and measures per-cell costs; not timed for the targets
+#                (references, hop depths, relax passes) and the device constants; not timed for the targets
 #   one-gpu      one GPU, warm: the baseline every ratio divides by
-# and for each N:
-#   shards-N     N `run --shard I/N` in parallel, CUDA_VISIBLE_DEVICES=I-1 each, split by the config's estimate,
-#                then `merge` (the wall time includes the merge)
-#   measured-N   the same, split by the costs the one-gpu run measured (`--costs-from`: a warm run, whose
-#                per-cell setup holds no compile time)
-#   workers-N    `run --workers N --costs-from one-gpu` (Dask, one worker per GPU, the queue of tasks sized by the
-#                measured costs; each worker keeps its graphs and prepared implementations resident)
+# and for each N, in the order given (the most wanted first: a call that runs out of time keeps what ran):
+#   measured-N   N `run --shard I/N --merge-into` in parallel, CUDA_VISIBLE_DEVICES=I-1 each, split by the costs
+#                the one-gpu run measured (`--costs-from`: a warm run, whose per-cell setup holds no compile time);
+#                the last shard to finish merges, in its own process
+#   served-N     `sssp-bench serve --workers N` started (not timed: it stays up between commands), then
+#                `run --scheduler` on it: workers started, CUDA contexts made, nothing resident yet
+#   warm-served-N  the same command again on the same workers: every graph and prepared implementation resident
+#   workers-N    `run --workers N --costs-from one-gpu` (Dask, one worker per GPU started by the command, the queue
+#                of tasks sized by the measured costs; each worker keeps its graphs and prepared implementations
+#                resident between its tasks)
 #   killed-2     (N = 2) the workers-2 run again, one worker SIGKILLed in the middle of a task; then its merged
 #                counts are checked against workers-2's: every solve once, the same statuses, nothing lost
+#   shards-N     as measured-N, split by the config's estimate
 # It prints a table of wall times (and each one over one-gpu's), one-gpu's wall-time breakdown from its manifest,
 # and writes $OUT/scaleout.txt (the same) and $OUT/scaleout-runs.tgz: the run folders (shards included, logs
 # beside them) and records/<date>-<gpu>-<config name>-<N>/ (sssp-bench record of one-gpu and the N runs; move it
@@ -41,7 +46,11 @@ runs=$work/runs
 export SSSP_BENCH_DATASETS=/tmp/scaleout/datasets
 mkdir -p "$out" "$runs" "$SSSP_BENCH_DATASETS"
 summary=$out/scaleout.txt
-: > "$summary"
+walls=$work/walls.txt  # "NAME SECONDS" per timed run, for the table (FINISH_ONLY=1 reads it back)
+if [ "${FINISH_ONLY:-0}" != 1 ]; then
+  : > "$summary"
+  : > "$walls"
+fi
 say() { echo "$*" | tee -a "$summary"; }
 now() { date +%s.%N; }
 
@@ -82,31 +91,34 @@ else
   say "no .carry/datasets: the stand-ins of USA-road-d.NY and soc-Epinions1 run"
 fi
 
-declare -A wall
-order=()
+if [ "${FINISH_ONLY:-0}" != 1 ]; then  # FINISH_ONLY=1: only the table, records and archive of the runs made so far
 timed() {  # timed NAME COMMAND...: run it under STEP_SECONDS, its output logged beside the runs, its wall time kept
   local name=$1; shift
   local started; started=$(now)
   timeout "${STEP_SECONDS:-300}" "$@" > "$runs/$name.log" 2>&1
   local status=$?
-  wall[$name]=$(awk -v a="$started" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
-  order+=("$name")
-  say "$(printf '%-12s %7.1f s  exit %s  %s' "$name" "${wall[$name]}" "$status" "$(tail -n 1 "$runs/$name.log")")"
+  local seconds; seconds=$(awk -v a="$started" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+  echo "$name $seconds" >> "$walls"
+  say "$(printf '%-12s %7.1f s  exit %s  %s' "$name" "$seconds" "$status" "$(tail -n 1 "$runs/$name.log")")"
 }
 
 timed warmup env CUDA_VISIBLE_DEVICES=0 sssp-bench run "$config" --output "$runs" --run-id warmup --no-progress
 timed one-gpu env CUDA_VISIBLE_DEVICES=0 sssp-bench run "$config" --output "$runs" --run-id one-gpu --no-progress
 
-sharded() {  # sharded NAME N [run options]: N shards in parallel, one GPU each, then merge
+sharded() {  # sharded NAME N [run options]: N shards in parallel, one GPU each; the last to finish merges them
   local name=$1 n=$2; shift 2
   local pids=()
   for index in $(seq 1 "$n"); do
     CUDA_VISIBLE_DEVICES=$((index - 1)) sssp-bench run "$config" --shard "$index/$n" --output "$runs/$name-shards" \
-      --run-id "$name-shard-$index" --no-progress "$@" > "$runs/$name-shard-$index.log" 2>&1 &
+      --run-id "$name-shard-$index" --merge-into "$runs/$name" --no-progress "$@" > "$runs/$name-shard-$index.log" 2>&1 &
     pids+=($!)
   done
   wait "${pids[@]}"
-  sssp-bench merge "$runs/$name-shards" --into "$runs/$name"
+  if [ -f "$runs/$name/manifest.json" ]; then  # the merging shard's last line: the merged run's counts
+    grep -h "^$runs/$name: " "$runs/$name"-shard-*.log | tail -n 1
+  else
+    sssp-bench merge "$runs/$name-shards" --into "$runs/$name"
+  fi
 }
 export -f sharded
 export config runs
@@ -141,18 +153,43 @@ EOF
 }
 export -f kill_one_worker
 
+served() {  # served N: `sssp-bench serve` on N GPUs (its start not timed), then two timed runs through it
+  local n=$1 visible address_file=$work/serve-$n.address
+  visible=$(seq -s, 0 $((n - 1)))
+  rm -f "$address_file"
+  CUDA_VISIBLE_DEVICES="$visible" sssp-bench serve --workers "$n" --address-file "$address_file" \
+    > "$runs/serve-$n.log" 2>&1 &
+  local server=$! waited=0
+  while [ ! -f "$address_file" ] && kill -0 "$server" 2>/dev/null && [ "$waited" -lt 600 ]; do
+    sleep 0.2; waited=$((waited + 1))
+  done
+  if [ -f "$address_file" ]; then
+    for name in "served-$n" "warm-served-$n"; do
+      timed "$name" sssp-bench run "$config" --scheduler "$(cat "$address_file")" --output "$runs" --run-id "$name" \
+        --costs-from "$runs/one-gpu" --no-progress
+    done
+  else
+    say "serve-$n: the workers did not start ($(tail -n 1 "$runs/serve-$n.log"))"
+  fi
+  kill -TERM "$server" 2>/dev/null
+  wait "$server"
+}
+
 for n in "${counts[@]}"; do
   visible=$(seq -s, 0 $((n - 1)))
-  [ "${SKIP_ESTIMATE:-0}" = 1 ] || timed "shards-$n" bash -c "sharded shards-$n $n"
   timed "measured-$n" bash -c "sharded measured-$n $n --costs-from $runs/one-gpu"
   if [ "$dask" = 1 ]; then
+    [ "${SKIP_SERVE:-0}" = 1 ] || served "$n"
     timed "workers-$n" env CUDA_VISIBLE_DEVICES="$visible" sssp-bench run "$config" --workers "$n" --output "$runs" \
       --run-id "workers-$n" --costs-from "$runs/one-gpu" --no-progress
     if [ "$n" = 2 ] && [ "${SKIP_KILL:-0}" != 1 ]; then
       timed killed-2 bash -c kill_one_worker
     fi
   fi
+  [ "${SKIP_ESTIMATE:-0}" = 1 ] || timed "shards-$n" bash -c "sharded shards-$n $n"
 done
+[ "$dask" = 1 ] && [ "${SERVE_ONE:-0}" = 1 ] && served 1  # the one-GPU baseline through a service as well
+fi
 
 python3 - "$runs" "${counts[@]}" <<'EOF' | tee -a "$summary"
 """The table: each run's wall time (this script's clock), over one-gpu's, its solves and statuses; one-gpu's
@@ -174,7 +211,8 @@ def solve_rows(name):
 
 print()
 print(f"{'run':<12} {'solves':>6} {'verified':>8}  statuses")
-for name in ["one-gpu"] + [f"{kind}-{n}" for n in counts for kind in ("shards", "measured", "workers")] + ["killed-2"]:
+KINDS = ("shards", "measured", "served", "warm-served", "workers")
+for name in ["one-gpu"] + [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS] + ["killed-2"]:
     rows = solve_rows(name)
     if not rows:
         continue
@@ -190,7 +228,7 @@ if one:
           f"per-graph {one['graph_s']:.1f} s (load {parts['load_s']:.1f}, sources {parts['sources_s']:.1f}, roofline "
           f"{parts['roofline_s']:.1f}, references {parts['references_s']:.1f}); per-cell setup {one['setup_s']:.1f} s; "
           f"start-up {one['startup_s']:.1f} s; device constants {one['device_s']:.1f} s; other {one['other_s']:.1f} s")
-for name in [f"{kind}-{n}" for n in counts for kind in ("shards", "measured", "workers")]:
+for name in [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS]:
     timing = (manifest(name) or {}).get("timing")
     if timing:
         shards = ", ".join(f"{shard['wall_s']:.1f}" for shard in timing["shards"])
@@ -211,18 +249,23 @@ if killed and whole:
 EOF
 
 say ""
-say "wall time over one-gpu's (${wall[one-gpu]} s; targets: 2 GPUs <= 0.55x, 4 GPUs <= 0.30x):"
-for name in "${order[@]}"; do
+one=$(awk '$1 == "one-gpu" { print $2 }' "$walls")
+say "wall time over one-gpu's (${one:-?} s; targets: 2 GPUs <= 0.55x, 4 GPUs <= 0.30x):"
+while read -r name seconds; do
   case $name in warmup|one-gpu) continue ;; esac
-  say "$(awk -v n="$name" -v w="${wall[$name]}" -v o="${wall[one-gpu]}" 'BEGIN { printf "  %-12s %7.1f s  %.2fx", n, w, w / o }')"
-done
+  say "$(awk -v n="$name" -v w="$seconds" -v o="${one:-0}" 'BEGIN { printf "  %-14s %7.1f s  %.2fx", n, w, (o > 0 ? w / o : 0) }')"
+done < "$walls"
 
 date=$(date +%Y-%m-%d)
 mkdir -p "$work/records"
 for n in "${counts[@]}"; do
   members=("$runs/one-gpu")
-  for kind in shards measured workers; do [ -f "$runs/$kind-$n/manifest.json" ] && members+=("$runs/$kind-$n"); done
+  for kind in shards measured served warm-served workers; do
+    [ -f "$runs/$kind-$n/manifest.json" ] && members+=("$runs/$kind-$n")
+  done
+  [ -f "$runs/warm-served-1/manifest.json" ] && members+=("$runs/served-1" "$runs/warm-served-1")
   [ "$n" = 2 ] && [ -f "$runs/killed-2/manifest.json" ] && members+=("$runs/killed-2")
+  rm -rf "$work/records/$date-${short:-gpu}-$config_name-$n"  # FINISH_ONLY=1 after a finished run: made again
   sssp-bench record "${members[@]}" --into "$work/records/$date-${short:-gpu}-$config_name-$n" >/dev/null 2>&1 \
     || say "record of N=$n failed"
 done

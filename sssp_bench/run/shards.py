@@ -58,13 +58,14 @@ that timed out may hold more measured solves than the unsplit run would.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ..errors import UserError
 from ..jsonfile import read_json, write_json_atomic, write_text_atomic
@@ -561,6 +562,56 @@ def merge_shards(shard_dirs: list[Path], into: Path, log: Callable[[str], None] 
         merged["timing"]["elapsed_s"] = merged["timing"]["coordinator"]["elapsed_s"]
     write_json_atomic(into / "manifest.json", merged)
     return into
+
+
+def merge_when_complete(shard_dir: Path, into: Path, log: Callable[[str], None] | None = None) -> Path | None:
+    """`run --shard I/N --merge-into INTO`: the split merged into INTO by the last of its shards to finish, in that
+    shard's own process, so no `merge` process starts after the last shard (about a second on the device: the
+    interpreter, the imports and the rows). The split's shards are the run folders beside `shard_dir` (its
+    `--output`) with the same split digest; while one of them is not complete this returns None and a later shard
+    merges. Two shards finishing at once take turns on a lock on that folder: the second finds the merge done (INTO's
+    `merged_from` names every shard with the finish time it has now) and leaves it."""
+    log = log or (lambda message: None)
+    shard = read_json(Path(shard_dir) / "manifest.json").get("shard") or {}
+    digest, count = (shard.get("split") or {}).get("digest"), int(shard.get("count") or 0)
+    folder = Path(shard_dir).parent
+    with _folder_lock(folder):
+        complete: dict[int, tuple[Path, dict[str, Any]]] = {}
+        for candidate in shard_dirs_in(folder):
+            manifest = read_json(candidate / "manifest.json")
+            record = manifest.get("shard") or {}
+            if (record.get("split") or {}).get("digest") == digest and manifest.get("status") == "complete":
+                complete[int(record["index"])] = (candidate, manifest)
+        if len(complete) < count:
+            log(f"shard {shard.get('index')}/{count} complete; {len(complete)} of {count} are: the last to finish "
+                f"merges into {into}")
+            return None
+        if _merged_already(into, [manifest for _, manifest in complete.values()]):
+            return None
+        return merge_shards([path for path, _ in sorted(complete.values(), key=lambda item: item[1]["shard"]["index"])],
+                            into, log=log)
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    """An exclusive lock on a folder (flock on its descriptor, Linux and macOS): held by one process at a time,
+    released when it ends, however it ends."""
+    import fcntl
+
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # closing releases the lock
+
+
+def _merged_already(into: Path, manifests: list[dict[str, Any]]) -> bool:
+    manifest_path = into / "manifest.json"
+    if not manifest_path.is_file():
+        return False
+    merged = {entry.get("run_id"): entry.get("finished") for entry in read_json(manifest_path).get("merged_from") or []}
+    return merged == {manifest.get("run_id"): manifest.get("finished") for manifest in manifests}
 
 
 def _copy_power_traces(shard_dirs: list[Path], into: Path) -> None:

@@ -53,6 +53,8 @@ from .runner import RunOutcome, Runner, new_run_id, resume_run
 from . import shards
 
 DASK_HINT = "pip install 'sssp-bench[dask]'"
+PRELOAD = ["sssp_bench.run.warm_worker"]
+"""What each worker imports as it starts (warm_worker.py: the runner, CuPy and the CUDA context)."""
 
 
 def require_dask() -> None:
@@ -116,7 +118,8 @@ def _started_cluster(workers: int, gpus: list[str], log: Callable[[str], None]) 
     quiet = {"dashboard_address": None}  # no web dashboard: nothing to bind, nothing to install
     if not gpus:
         log(f"no GPU here: {workers} CPU worker process(es)")
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, **quiet) as cluster:
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, preload=PRELOAD,
+                          **quiet) as cluster:
             yield cluster
         return
     pinned = gpus[:workers]  # run_on_workers refused more workers than GPUs
@@ -127,16 +130,56 @@ def _started_cluster(workers: int, gpus: list[str], log: Callable[[str], None]) 
     if LocalCUDACluster is not None:
         log(f"{workers} worker(s) on GPU(s) {','.join(pinned)} (dask-cuda)")
         with LocalCUDACluster(n_workers=workers, CUDA_VISIBLE_DEVICES=",".join(pinned), threads_per_worker=1,
-                              **quiet) as cluster:
+                              preload=PRELOAD, **quiet) as cluster:
             yield cluster
         return
     log(f"{workers} worker(s), one per GPU: {','.join(pinned)} (CUDA_VISIBLE_DEVICES per worker)")
     specification = {
-        f"gpu-{gpu}-{index}": {"cls": Nanny, "options": {"nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": gpu}}}
+        f"gpu-{gpu}-{index}": {"cls": Nanny, "options": {"nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": gpu},
+                                                         "preload": PRELOAD}}
         for index, gpu in enumerate(pinned)
     }
     with SpecCluster(workers=specification, scheduler={"cls": Scheduler, "options": quiet}) as cluster:
         yield cluster
+
+
+def serve(workers: int | None, address_file: Path | None, log: Callable[[str], None],
+          gpus: list[str] | None = None, until: Callable[[], bool] | None = None) -> None:
+    """`sssp-bench serve`: a cluster of `workers` processes (default: one per visible GPU, else one), pinned one per
+    GPU as `run --workers` pins them, that stays up until SIGINT or SIGTERM (or `until()` says so), so that every
+    `run --scheduler ADDRESS` on it finds its workers started, their CUDA contexts made and the graphs and prepared
+    implementations of earlier runs resident (resident.py). The scheduler's address goes to the log and to
+    `address_file` (written once the workers are up, removed when they stop)."""
+    import signal
+    import threading
+
+    from ..jsonfile import write_text_atomic
+
+    require_dask()
+    gpus = visible_gpus() if gpus is None else gpus
+    count = workers or max(1, len(gpus))
+    if gpus and count > len(gpus):
+        raise UserError(f"--workers {count}: this machine shows {len(gpus)} GPU(s) ({','.join(gpus)}); one worker "
+                        f"per GPU keeps each solve's GPU to itself: use --workers {len(gpus)} or fewer")
+    stop = threading.Event()
+    previous = {number: signal.signal(number, lambda *_: stop.set()) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with _local_cluster(count, gpus, log) as cluster:
+            address = cluster.scheduler_address
+            if address_file is not None:
+                write_text_atomic(address_file, address + "\n")
+            log(f"serving {count} worker(s) at {address}: sssp-bench run CONFIG --scheduler {address} (Ctrl-C or "
+                f"SIGTERM stops them)")
+            try:
+                while not stop.wait(0.2) and not (until is not None and until()):
+                    pass
+            finally:
+                if address_file is not None:
+                    Path(address_file).unlink(missing_ok=True)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    log("workers stopped")
 
 
 def preflight(config: Config) -> None:
