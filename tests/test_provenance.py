@@ -65,9 +65,22 @@ def test_collect_never_raises(monkeypatch):
 
     monkeypatch.setattr(provenance.platform, "platform", broken)
     monkeypatch.setattr(provenance, "git_info", broken)
+    monkeypatch.setattr(provenance, "_PROCESS_CODE", {})  # as in a fresh process
     info = provenance.collect()
     assert info["os"] is None
     assert info["git"]["commit"] is None
+
+
+def test_a_process_names_the_code_it_imported_in_every_run(monkeypatch):
+    calls = []
+    monkeypatch.setattr(provenance, "_PROCESS_CODE", {})
+    monkeypatch.setattr(provenance, "git_info", lambda: calls.append("git") or {"commit": "abc", "dirty": False})
+    first = provenance.collect()
+    monkeypatch.setattr(provenance, "git_info", lambda: {"commit": "later", "dirty": True})  # files changed on disk
+    second = provenance.collect()
+    assert calls == ["git"] and first["git"] == second["git"] == {"commit": "abc", "dirty": False}
+    second["git"]["commit"] = "edited"  # a run's manifest is its own copy
+    assert provenance.collect()["git"]["commit"] == "abc"
 
 
 def _fake_cupy(device_count=1, count_error=None):

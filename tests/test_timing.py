@@ -120,3 +120,15 @@ def test_a_run_process_starts_without_pandas():
     probe = "import sys, sssp_bench.run.runner, sssp_bench.run.shards; print('pandas' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           check=True).stdout.strip() == "False"
+
+
+def test_a_shard_split_by_measured_costs_starts_without_pandas(tmp_path):
+    """`--costs-from RUN` reads RUN's manifest, whose cells are timed, not its rows (pandas cost a shard 1 s)."""
+    import subprocess
+    import sys
+
+    earlier = start_run(make_config(tmp_path, CONFIG), run_id="earlier", show_progress=False).run_dir
+    probe = ("import sys; from pathlib import Path; from sssp_bench.run.shards import measured_costs; "
+             f"costs = measured_costs(Path({str(earlier)!r})); print(costs.source, 'pandas' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True).stdout.strip() == "timing False"

@@ -7,6 +7,7 @@ because a missing detail must not cost the user their run.
 
 from __future__ import annotations
 
+import copy
 import datetime as _datetime
 import hashlib
 import importlib.metadata
@@ -17,7 +18,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # sssp_bench/: the code a run's provenance names
 
@@ -57,12 +58,24 @@ def collect() -> dict[str, Any]:
         "python_executable": sys.executable or None,
         "cpu": _guarded(cpu_info, {"model": None, "logical_cores": None}),
         "memory_total_bytes": _guarded(memory_total_bytes),
-        "packages": _guarded(package_versions, {}),
-        "git": _guarded(git_info, {"commit": None, "dirty": None, "reason": "git probe failed"}),
-        "code": _guarded(code_digest, {"sha256": None, "files": 0}),
+        "packages": _once("packages", lambda: _guarded(package_versions, {})),
+        "git": _once("git", lambda: _guarded(git_info, {"commit": None, "dirty": None, "reason": "git probe failed"})),
+        "code": _once("code", lambda: _guarded(code_digest, {"sha256": None, "files": 0})),
         "gpu": _guarded(gpu_info, {"available": False, "reason": "GPU probe failed"}),
         "environment": _guarded(lambda: {k: os.environ[k] for k in _ENVIRONMENT_VARIABLES if k in os.environ}, {}),
     }
+
+
+_PROCESS_CODE: dict[str, Any] = {}
+
+
+def _once(name: str, probe: Callable[[], Any]) -> Any:
+    """Probed once per process: the packages, the code and the commit a process runs are those it imported, so a
+    long-lived worker (`sssp-bench serve`) names them in every run, not what the files on disk say later; and each
+    of its tasks saves the git calls and the hashing (about 60 ms a run)."""
+    if name not in _PROCESS_CODE:
+        _PROCESS_CODE[name] = probe()
+    return copy.deepcopy(_PROCESS_CODE[name])
 
 
 def gpu_status() -> tuple[bool, str]:

@@ -300,9 +300,18 @@ def measured_costs(path: Path) -> MeasuredCosts:
     """The per-cell costs an earlier run measured: a run folder (a merged one too) or a record folder's runs. A
     cell's setup (prepare, warm-up, teardown) is kept apart from its solves, since every piece of a cut cell pays
     it again: measure on a warm run (kernels compiled, caches filled), or the compile time counts as setup."""
+    manifest_path = Path(path) / "manifest.json"
+    if manifest_path.is_file():  # a run folder whose manifest times its cells: no rows to read (nor pandas to import)
+        manifest = read_json(manifest_path)
+        if (manifest.get("timing") or {}).get("cells"):
+            return _measured_from([(manifest, None)], Path(path))
     from ..results.load import load_runs
 
-    runs = load_runs(path)
+    return _measured_from(load_runs(path), Path(path))
+
+
+def _measured_from(runs: list[tuple[dict[str, Any], Any]], path: Path) -> MeasuredCosts:
+    """The per-cell costs of (manifest, rows) pairs: the manifest's cell records, else (older runs) the rows."""
     per_cell: dict[tuple[str, str], CellMeasure] = {}
     used = "timing"
     for manifest, rows in runs:
@@ -329,7 +338,7 @@ def measured_costs(path: Path) -> MeasuredCosts:
                 measure.setup_s += float(seconds)
                 measure.pieces += 1
     first = runs[0][0]
-    return MeasuredCosts(str(first.get("run_id") or Path(path).name), first.get("config_hash"), per_cell, used)
+    return MeasuredCosts(str(first.get("run_id") or path.name), first.get("config_hash"), per_cell, used)
 
 
 def _is_number(value: Any) -> bool:

@@ -11,10 +11,11 @@ from typing import Any
 
 def dask_setup(worker: Any) -> None:
     from ..gpu import runtime
-    from . import runner  # noqa: F401  (the imports every task needs)
+    from . import provenance, runner  # noqa: F401  (the imports every task needs)
     from .timing import claim_startup
 
     claim_startup()
+    provenance.collect()  # the code this worker imported, named by every run it serves (provenance._once)
 
     ok, _ = runtime.gpu_status()
     if ok:
