@@ -13,6 +13,9 @@
 # /tmp/scaleout/runs, its wall time taken here from the command's start to its end:
 #   warmup       one GPU: generates and converts the graphs, compiles the kernels, fills the per-graph cache
 #                (references, hop depths, relax passes) and the device constants; not timed for the targets
+#   (prime)      the other GPUs' device constants and relax passes measured by a short run each (PRIME_VARIANT,
+#                default bfs-harish), so every GPU is as warm as GPU 0; not timed. AFTER_WARMUP: a command run
+#                before it (e.g. waiting for GPU tests started beside the warm-up)
 #   one-gpu      one GPU, warm: the baseline every ratio divides by
 # and for each N, in the order given (the most wanted first: a call that runs out of time keeps what ran):
 #   measured-N   N `run --shard I/N --merge-into` in parallel, CUDA_VISIBLE_DEVICES=I-1 each, split by the costs
@@ -120,6 +123,19 @@ timed() {  # timed NAME COMMAND...: run it under STEP_SECONDS, its output logged
 }
 
 timed warmup env CUDA_VISIBLE_DEVICES=0 sssp-bench run "$config" --output "$runs" --run-id warmup --no-progress
+[ -z "${AFTER_WARMUP:-}" ] || bash -c "$AFTER_WARMUP"  # e.g. wait for the GPU tests run beside the warm-up
+# The other GPUs as warm as GPU 0: their device constants and every graph's relax pass measured once (device_cache.py),
+# as the warm-up measured GPU 0's, by a short run of one fast variant on each (not timed).
+most=1
+for n in "${counts[@]}"; do [ "$n" -gt "$most" ] && most=$n; done
+if [ "$most" -gt 1 ]; then
+  for gpu in $(seq 1 $((most - 1))); do
+    CUDA_VISIBLE_DEVICES=$gpu sssp-bench run "$config" --variant "${PRIME_VARIANT:-bfs-harish}" --output "$runs/prime" \
+      --run-id "gpu-$gpu" --no-progress > "$runs/prime-gpu-$gpu.log" 2>&1 &
+  done
+  wait
+  say "primed GPUs 1 to $((most - 1)): $(tail -qn 1 "$runs"/prime-gpu-*.log | tr '\n' ';')"
+fi
 timed one-gpu env CUDA_VISIBLE_DEVICES=0 sssp-bench run "$config" --output "$runs" --run-id one-gpu --no-progress
 
 sharded() {  # sharded NAME N [run options]: N shards in parallel, one GPU each; the last to finish merges them

@@ -51,12 +51,12 @@ def resolve_path(entry: str, datasets: Path, reading: dict | None = None) -> tup
         return user_graphs.graph_file(as_path, datasets, user_graphs.Reading(**(reading or {}))), "file"
     catalog_entry = catalog.find(entry)
     if catalog_entry is not None:
-        from . import fetch  # the download stack (requests) is only imported when a catalog graph is named
-
-        if catalog_entry.generated:  # deterministic and local: made on first use
-            return fetch.fetch(catalog_entry.name, datasets).path, "catalog"
-        if catalog.is_fetched(catalog_entry, datasets):
+        if catalog.is_fetched(catalog_entry, datasets):  # no download stack (requests) for a graph already here
             return datasets / f"{catalog_entry.name}.csr", "catalog"
+        if catalog_entry.generated:  # deterministic and local: made on first use
+            from . import fetch
+
+            return fetch.fetch(catalog_entry.name, datasets).path, "catalog"
         hint = (f", or allow its synthetic stand-in in the config: {{graph: {catalog_entry.name}, stand_in: auto}}"
                 if catalog_entry.stand_in else "")
         raise UserError(f"graph {entry!r} is not fetched into {datasets}/ (run: sssp-bench fetch "
