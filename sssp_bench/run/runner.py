@@ -312,6 +312,7 @@ class Runner:
     def _measure_device_roofline(self) -> None:
         """(a) and (c) of the roofline, once per run, when a GPU implementation will run on a usable GPU."""
         self.device_roofline = None
+        self.device_identity: dict[str, Any] | None = None  # names this GPU for device_cache.py
         gpu_variants = [variant.name for variant in self.config.variants
                         if impls.get(variant.implementation).device == "gpu"]
         if not gpu_variants:
@@ -323,9 +324,10 @@ class Runner:
             self.log(f"roofline not measured: no GPU: {why}")
             return
         try:
-            identity = device_cache.identity_of(provenance.gpu_info())
+            self.device_identity = device_cache.identity_of(provenance.gpu_info())
             constants = PROCESS_MEMO.device_constants(why, lambda: device_cache.remembered(
-                self.config.datasets / device_cache.DEVICE_FOLDER, "device", identity, roofline.measure_device))
+                self.config.datasets / device_cache.DEVICE_FOLDER, "device", self.device_identity,
+                roofline.measure_device))
         except Exception as error:  # never fails the run
             reason = f"measurement failed: {error.__class__.__name__}: {error}"
             self.manifest["roofline"] = {"available": False, "reason": reason}
@@ -358,7 +360,8 @@ class Runner:
         if self.device_roofline is None:
             return
         try:
-            relax = PROCESS_MEMO.relax_pass(loaded, str(self.device_roofline.get("device")), lambda: self._relax_pass(loaded))
+            relax = PROCESS_MEMO.relax_pass(loaded, str(self.device_roofline.get("device")),
+                                            lambda: self._relax_pass(loaded))
             record = roofline.graph_roofline(loaded.graph, sources, self.device_roofline, self.per_graph.hop_depths,
                                              relax)
         except Exception as error:  # a graph that does not fit, a fault: recorded, and the run goes on
@@ -374,7 +377,7 @@ class Runner:
         """(b) on this GPU: measured, or kept in the per-graph folder by an earlier process (device_cache.py)."""
         if not self.per_graph.enabled:
             return roofline.measure_relax_pass(loaded.graph)
-        return device_cache.remembered(self.per_graph.folder, "relax", device_cache.identity_of(provenance.gpu_info()),
+        return device_cache.remembered(self.per_graph.folder, "relax", self.device_identity,
                                        lambda: roofline.measure_relax_pass(loaded.graph),
                                        parts={"graph": self.per_graph.digest(), "weights": self.per_graph.weights_spec})
 
