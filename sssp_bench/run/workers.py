@@ -144,9 +144,9 @@ def _started_cluster(workers: int, gpus: list[str], log: Callable[[str], None]) 
 
 
 def serve(workers: int | None, address_file: Path | None, log: Callable[[str], None],
-          gpus: list[str] | None = None, until: Callable[[], bool] | None = None) -> None:
+          gpus: list[str] | None = None) -> None:
     """`sssp-bench serve`: a cluster of `workers` processes (default: one per visible GPU, else one), pinned one per
-    GPU as `run --workers` pins them, that stays up until SIGINT or SIGTERM (or `until()` says so), so that every
+    GPU as `run --workers` pins them, that stays up until SIGINT or SIGTERM, so that every
     `run --scheduler ADDRESS` on it finds its workers started, their CUDA contexts made and the graphs and prepared
     implementations of earlier runs resident (resident.py). The scheduler's address goes to the log and to
     `address_file` (written once the workers are up, removed when they stop)."""
@@ -171,7 +171,7 @@ def serve(workers: int | None, address_file: Path | None, log: Callable[[str], N
             log(f"serving {count} worker(s) at {address}: sssp-bench run CONFIG --scheduler {address} (Ctrl-C or "
                 f"SIGTERM stops them)")
             try:
-                while not stop.wait(0.2) and not (until is not None and until()):
+                while not stop.wait(0.5):  # a timed wait: the signal handler runs between two
                     pass
             finally:
                 if address_file is not None:
