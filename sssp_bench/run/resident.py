@@ -5,10 +5,10 @@ reload, a new upload and a new warm-up each time.
 Off by default (`keep_between_runs()` turns it on): a plain `run` is one run in one process, and tests that count
 loads see every load. Once on, `PROCESS_MEMO` keeps:
 - every graph it loaded (with its weights applied), until the file changes or the budget below evicts it;
-- each graph's relax pass on this device (the roofline's (b)) and the device constants ((a), (c));
 - each (graph, variant) implementation after its prepare and warm-up, never torn down between tasks: the next task
   of that cell on this worker writes the prepare row of the resident instance (its measured prepare seconds) and
   solves at once. A warm-up already ran on this instance, so its solves are as warm as the first task's.
+The roofline's device measurements are not kept here: device_cache.py keeps them per GPU for every process.
 
 Budget: the resident graphs' host arrays stay under RESIDENT_HOST_BYTES, and the device's memory in use under
 RESIDENT_DEVICE_FRACTION; past either, the least recently used graph goes first, with its
@@ -21,7 +21,7 @@ import json
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..datasets.resolve import LoadedGraph, load_graph
 from ..gpu import runtime as gpu_runtime
@@ -44,14 +44,11 @@ class _Resident:
 
 
 class ProcessMemo:
-    """The process's resident graphs, prepared implementations, relax passes and device constants (module
-    docstring)."""
+    """The process's resident graphs and prepared implementations (module docstring)."""
 
     def __init__(self) -> None:
         self.enabled = False
         self._graphs: OrderedDict[tuple, _Resident] = OrderedDict()  # the entry's arguments -> the kept graph
-        self._relax: dict[tuple, dict[str, Any]] = {}
-        self._device: dict[str, dict[str, Any]] = {}
 
     def keep_between_runs(self) -> None:
         self.enabled = True
@@ -96,28 +93,10 @@ class ProcessMemo:
         if kept is not None:
             kept.prepared.pop(_cell_key(variant), None)
 
-    def relax_pass(self, loaded: LoadedGraph, device: str, measure: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """The relax pass on this graph and device: measured by `measure()`, or the one an earlier run of this
-        process measured on the same file and weights."""
-        key = (str(loaded.path), file_stamp(loaded.path), (loaded.graph.meta.get("weights") or {}).get("spec"), device)
-        return self._remembered(self._relax, key, measure)
-
-    def device_constants(self, device: str, measure: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """The device constants: measured by `measure()`, or those an earlier run of this process measured."""
-        return self._remembered(self._device, device, measure)
-
     def clear(self) -> None:
         """Tear down every resident implementation and drop every graph."""
         for arguments in list(self._graphs):
             self._evict(arguments)
-
-    def _remembered(self, table: dict, key: Any, measure: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        if self.enabled and key in table:
-            return table[key]
-        value = measure()
-        if self.enabled:
-            table[key] = value
-        return value
 
     def _resident(self, loaded: LoadedGraph) -> _Resident | None:
         if not self.enabled:

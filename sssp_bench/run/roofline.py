@@ -256,8 +256,8 @@ def graph_roofline(graph: CSRGraph, sources: Sequence[int], device: dict[str, An
 
     `cached_depths(sources, compute)`: where (d) comes from when it was computed before (the per-graph cache,
     run/per_graph.py: (records, whether they were cached)); `relax`: (b) as measured earlier on this graph and
-    device (by an earlier task of a Dask worker, or an earlier process: device_cache.py). The floors are always
-    worked out here, from this device's numbers."""
+    device (by an earlier run: device_cache.py). The floors are always worked out here, from this device's
+    numbers."""
     relax = relax if relax is not None else measure_relax_pass(graph)
     started = time.perf_counter()
     if cached_depths is None:

@@ -325,9 +325,8 @@ class Runner:
             return
         try:
             self.device_identity = device_cache.identity_of(provenance.gpu_info())
-            constants = PROCESS_MEMO.device_constants(why, lambda: device_cache.remembered(
-                self.config.datasets / device_cache.DEVICE_FOLDER, "device", self.device_identity,
-                roofline.measure_device))
+            constants = device_cache.remembered(self.config.datasets / device_cache.DEVICE_FOLDER, "device",
+                                                self.device_identity, roofline.measure_device)
         except Exception as error:  # never fails the run
             reason = f"measurement failed: {error.__class__.__name__}: {error}"
             self.manifest["roofline"] = {"available": False, "reason": reason}
@@ -360,10 +359,8 @@ class Runner:
         if self.device_roofline is None:
             return
         try:
-            relax = PROCESS_MEMO.relax_pass(loaded, str(self.device_roofline.get("device")),
-                                            lambda: self._relax_pass(loaded))
             record = roofline.graph_roofline(loaded.graph, sources, self.device_roofline, self.per_graph.hop_depths,
-                                             relax)
+                                             self._relax_pass(loaded))
         except Exception as error:  # a graph that does not fit, a fault: recorded, and the run goes on
             status, message = classify(error)
             record = {"available": False, "reason": f"{status}: {message}"}

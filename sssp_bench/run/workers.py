@@ -7,9 +7,9 @@ unsplit run runs them, shrinking towards the end; `--shards S`: the `spread` spl
 the ordinary runner into its own run folder, `RUN/shards/RUN-shard-I-of-N/`, so every solve is timed and verified
 as `run` does it. Workers pull tasks as they finish one (the local cluster's scheduler hands a worker its next task
 only then: distributed.scheduler.worker-saturation 1.0), so one expensive cell no longer keeps one worker busy while
-the others idle. A worker process keeps what it loaded between its tasks (resident.py: its graphs, their relax
-passes, the device constants and every prepared, warmed-up implementation), and every task reads the per-graph
-cache (per_graph.py), so a task on a cell the worker has run before costs its solves and nothing else. When every
+the others idle. A worker process keeps what it loaded between its tasks (resident.py: its graphs and every
+prepared, warmed-up implementation), and every task reads the per-graph cache (per_graph.py) and the device
+measurements (device_cache.py), so a task on a cell the worker has run before costs its solves and nothing else. When every
 task is done they are merged into RUN itself (shards.merge_shards), a run folder that `report` and `compare` read
 as if one process had run the whole config; its `timing` adds the coordinator's own clock (Dask's start, the
 preflight, the merge, elapsed_s end to end).
@@ -158,9 +158,7 @@ def serve(workers: int | None, address_file: Path | None, log: Callable[[str], N
     require_dask()
     gpus = visible_gpus() if gpus is None else gpus
     count = workers or max(1, len(gpus))
-    if gpus and count > len(gpus):
-        raise UserError(f"--workers {count}: this machine shows {len(gpus)} GPU(s) ({','.join(gpus)}); one worker "
-                        f"per GPU keeps each solve's GPU to itself: use --workers {len(gpus)} or fewer")
+    _check_worker_count(count, gpus)
     stop = threading.Event()
     previous = {number: signal.signal(number, lambda *_: stop.set()) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -180,6 +178,13 @@ def serve(workers: int | None, address_file: Path | None, log: Callable[[str], N
         for number, handler in previous.items():
             signal.signal(number, handler)
     log("workers stopped")
+
+
+def _check_worker_count(workers: int, gpus: list[str]) -> None:
+    """One worker per GPU at most, so no two solves share a GPU (none counted on a machine without one)."""
+    if gpus and workers > len(gpus):
+        raise UserError(f"--workers {workers}: this machine shows {len(gpus)} GPU(s) ({','.join(gpus)}); one worker "
+                        f"per GPU keeps each solve's GPU to itself: use --workers {len(gpus)} or fewer")
 
 
 def preflight(config: Config) -> None:
@@ -208,9 +213,8 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
     config = copy.deepcopy(config)
     config.output, config.datasets = config.output.resolve(), config.datasets.resolve()  # workers may cd elsewhere
     gpus = visible_gpus() if gpus is None else gpus
-    if scheduler is None and gpus and (workers or 1) > len(gpus):
-        raise UserError(f"--workers {workers}: this machine shows {len(gpus)} GPU(s) ({','.join(gpus)}); one worker "
-                        f"per GPU keeps each solve's GPU to itself: use --workers {len(gpus)} or fewer")
+    if scheduler is None:
+        _check_worker_count(workers or 1, gpus)
     run_dir = _run_dir(config, run_id, resume_dir)
     recorded = _recorded_split(config, run_dir, shard_count) if resume_dir is not None else None
     started = time.perf_counter()
