@@ -255,11 +255,15 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
     sssp-bench run configs/quick.yaml --shard 2/4 --merge-into results/quick   # the last one to finish merges
     sssp-bench run configs/quick.yaml --workers 2        # two Dask workers (one per GPU), one merged run
     """
+    distributed = workers is not None or scheduler is not None
+    if not distributed:  # a coordinator forks its workers: it must not hold CUDA (gpu/early_context.py)
+        from .gpu import early_context
+
+        early_context.start()  # the CUDA context made while the imports below run
     from .run.config import load_config, select_graphs, select_variants
     from .run.interrupts import Terminated, stop_between_solves
     from .run.runner import new_run_id, resume_run, start_run
 
-    distributed = workers is not None or scheduler is not None
     if shard_text is not None and distributed:
         raise UserError("--shard runs one shard in this process; --workers and --scheduler run every shard: "
                         "give one or the other")

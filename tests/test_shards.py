@@ -115,6 +115,24 @@ def test_an_expensive_cell_is_cut_into_one_source_range_per_shard(tmp_path):
     assert record["split"]["method"] == "spread" and record["split"]["estimate"] == {"kind": "config"}
 
 
+def test_the_first_ranges_of_the_cut_cells_which_hold_the_reference_compares_go_to_different_shards(tmp_path):
+    # One Bellman-Ford on four graphs of one size, each cell cut in four: dealt alike, shard 1 got every first range
+    text = """
+        graphs:
+          - {graph: "rmat:n=1024,m=8192,seed=1", label: a}
+          - {graph: "rmat:n=1024,m=8192,seed=2", label: b}
+          - {graph: "rmat:n=1024,m=8192,seed=3", label: c}
+          - {graph: "rmat:n=1024,m=8192,seed=4", label: d}
+        implementations: [cpu-bf]
+        sources: {count: 8, seed: 1}
+        verification: {reference_sources: 2}
+    """
+    split = spread_split(make_config(tmp_path, text), 4)
+    assert all(len(shard) == 4 and not any(piece.whole for piece in shard) for shard in split.shards)
+    assert sorted([piece.graph for piece in shard if piece.first == 0] for shard in split.shards) == [
+        ["a"], ["b"], ["c"], ["d"]]
+
+
 def test_a_config_that_measures_energy_is_never_cut(tmp_path):
     text = SPLIT + "    energy: {min_window_s: 0.05, sample_ms: 5, idle_s: 0.0}\n"
     assert all(piece.whole for shard in split_cells(make_config(tmp_path, text), 3) for piece in shard)

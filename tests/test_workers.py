@@ -135,6 +135,35 @@ def test_each_worker_is_pinned_to_its_own_gpu(tmp_path):
     assert sorted(seen.values()) == ["0", "1"]
 
 
+def test_a_coordinator_whose_graphs_exist_forks_its_workers_which_run_the_config_as_one_process_does(tmp_path):
+    (tmp_path / "two.yaml").write_text(textwrap.dedent(TWO_GRAPHS))
+    cli = [sys.executable, "-m", "sssp_bench.cli", "run", "two.yaml", "--no-progress", "--no-report"]
+    # The first run generates the graphs; the second's preflight finds them, starts no numba thread, and forks
+    plain = subprocess.run([*cli, "--run-id", "plain"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert plain.returncode == 0, plain.stderr
+    forked = subprocess.run([*cli, "--workers", "2", "--run-id", "forked"], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=300)
+    assert forked.returncode == 0, forked.stderr
+    assert "workers started by fork" in forked.stderr
+    assert counts(summarize(tmp_path / "results" / "forked")) == counts(summarize(tmp_path / "results" / "plain"))
+
+
+def test_workers_are_spawned_after_numba_started_its_threads_or_where_dask_names_a_method():
+    probe = textwrap.dedent("""
+        import numba, numpy
+        from sssp_bench.run.workers import start_method
+        before = start_method()
+        numba.njit(parallel=True)(lambda values: values.sum())(numpy.ones(1000))
+        print(before, start_method())
+    """)
+    said = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    assert said.stdout.split() == ["fork", "spawn"]
+    named = subprocess.run([sys.executable, "-c", "from sssp_bench.run.workers import start_method; "
+                            "print(start_method())"], capture_output=True, text=True, timeout=60, check=True,
+                           env={**os.environ, "DASK_DISTRIBUTED__WORKER__MULTIPROCESSING_METHOD": "forkserver"})
+    assert said.returncode == 0 and named.stdout.strip() == "forkserver"
+
+
 def test_a_running_cluster_takes_the_shards_through_its_scheduler_address(tmp_path):
     from distributed import LocalCluster
 

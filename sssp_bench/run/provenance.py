@@ -58,15 +58,32 @@ def collect() -> dict[str, Any]:
         "python_executable": sys.executable or None,
         "cpu": _guarded(cpu_info, {"model": None, "logical_cores": None}),
         "memory_total_bytes": _guarded(memory_total_bytes),
-        "packages": _once("packages", lambda: _guarded(package_versions, {})),
-        "git": _once("git", lambda: _guarded(git_info, {"commit": None, "dirty": None, "reason": "git probe failed"})),
-        "code": _once("code", lambda: _guarded(code_digest, {"sha256": None, "files": 0})),
+        **{name: _process_probe(name) for name in PROCESS_PROBES},
         "gpu": _guarded(gpu_info, {"available": False, "reason": "GPU probe failed"}),
         "environment": _guarded(lambda: {k: os.environ[k] for k in _ENVIRONMENT_VARIABLES if k in os.environ}, {}),
     }
 
 
 _PROCESS_CODE: dict[str, Any] = {}
+
+
+PROCESS_PROBES = ("packages", "git", "code")
+"""What `collect` probes once per process (`_once`)."""
+
+
+def fix_process_code() -> None:
+    """Probe now, once for this process, what `collect` names once per process (a Dask worker as it starts: the
+    code it imported, whatever the files on disk say later), without the GPU probe, which would wait for the CUDA
+    context."""
+    for name in PROCESS_PROBES:
+        _process_probe(name)
+
+
+def _process_probe(name: str) -> Any:
+    probe, fallback = {"packages": (package_versions, {}),
+                       "git": (git_info, {"commit": None, "dirty": None, "reason": "git probe failed"}),
+                       "code": (code_digest, {"sha256": None, "files": 0})}[name]
+    return _once(name, lambda: _guarded(probe, fallback))
 
 
 def _once(name: str, probe: Callable[[], Any]) -> Any:

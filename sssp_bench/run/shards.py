@@ -7,8 +7,11 @@ source range of a cell) into n shards, in one of two ways:
 - spread (`run CONFIG --shard i/n`, `slurm`): a cell whose expected cost exceeds SPREAD_ABOVE of a fair share
   (the total over n) is cut into one source range per shard (as many as it has sources, at most), so that every
   shard gets a share of every expensive cell and an estimate that is off for one cell is off for every shard alike
-  (the cost estimate gave one cell of issue 38's config 64% of the total; it took 24%). The other cells go whole,
-  longest first, each to the shard with the least cost so far (ties to the lower index).
+  (the cost estimate gave one cell of issue 38's config 64% of the total; it took 24%). Each cut cell's ranges
+  are dealt starting from another range, so that the first ranges, which hold the sources compared with the
+  reference, go to different shards (dealt alike, one shard got all four first ranges of issue 38's cut cells,
+  and twice the others' verification). The other cells go whole, longest first, each to the shard with the
+  least cost so far (ties to the lower index).
 - queue (`run --workers`, workers.py): many smaller tasks that idle workers pull, each on one graph, in the order
   the unsplit run runs them (graph-major): guided self-scheduling, each task about QUEUE_SHARE of what is left for
   each worker, never less than 1/QUEUE_SMALLEST of a worker's fair share, so the tasks shrink towards the end and
@@ -379,9 +382,13 @@ def spread_split(config: Config, count: int, measured: MeasuredCosts | None = No
 
     cut = [cell for cell in cells if count > 1 and not config.energy and cell.sources > 1
            and cell.cost > SPREAD_ABOVE * fair]
-    for cell in sorted(cut, key=lambda cell: (-cell.cost, order[(cell.graph, cell.variant)])):
+    for turn, cell in enumerate(sorted(cut, key=lambda cell: (-cell.cost, order[(cell.graph, cell.variant)]))):
         holding: set[int] = set()
-        for first, stop in source_ranges(cell.sources, count):
+        ranges = source_ranges(cell.sources, count)
+        # Each cut cell's ranges dealt from another one on: the first range holds the sources compared with the
+        # reference (the costlier checks), and dealt first every time it would go to one shard for every cell
+        ranges = ranges[turn % len(ranges):] + ranges[:turn % len(ranges)]
+        for first, stop in ranges:
             piece = Piece(cell.graph, cell.variant, first, stop, cell.sources, cell.piece_cost(first, stop))
             holding.add(deal(piece, [index for index in range(count) if index not in holding]))
     cut_cells = {(cell.graph, cell.variant) for cell in cut}

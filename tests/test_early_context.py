@@ -1,0 +1,65 @@
+"""The CUDA context made in a thread while a process imports (gpu/early_context.py): off where it is switched off
+or no GPU is visible, quiet where no driver loads, and on a GPU the primary context CuPy then computes in."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from sssp_bench.gpu import early_context
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """early_context as in a new process: no thread started yet."""
+    monkeypatch.setattr(early_context, "_thread", None)
+    monkeypatch.delenv(early_context.SWITCH, raising=False)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    return monkeypatch
+
+
+@pytest.mark.parametrize("setting", ["off", "0", "no", "False"])
+def test_switched_off_it_starts_no_thread(fresh, setting):
+    fresh.setenv(early_context.SWITCH, setting)
+    assert early_context.start() is None
+
+
+@pytest.mark.parametrize("visible", ["", "-1"])
+def test_where_cuda_visible_devices_hides_every_gpu_it_starts_no_thread(fresh, visible):
+    fresh.setenv("CUDA_VISIBLE_DEVICES", visible)
+    assert early_context.start() is None
+
+
+def test_it_starts_one_thread_per_process_which_ends_quietly_without_a_driver_or_once_the_context_is_made(fresh):
+    thread = early_context.start()
+    assert thread is not None and early_context.start() is thread
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_the_thread_makes_the_primary_context_and_cupy_computes_in_it():
+    pytest.importorskip("cupy")
+    from sssp_bench.gpu import runtime
+
+    ok, why = runtime.gpu_status()
+    if not ok:
+        pytest.skip(f"no usable GPU: {why}")
+    probe = textwrap.dedent("""
+        import ctypes
+        from sssp_bench.gpu import early_context
+        thread = early_context.start()
+        import cupy
+        total = int((cupy.arange(10) * 2).sum())
+        thread.join(timeout=60)
+        driver = ctypes.CDLL("libcuda.so.1")
+        flags, active = ctypes.c_uint(), ctypes.c_int()
+        driver.cuDevicePrimaryCtxGetState(0, ctypes.byref(flags), ctypes.byref(active))
+        print(total, thread.is_alive(), active.value)
+    """)
+    said = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert said.returncode == 0, said.stderr
+    assert said.stdout.split() == ["90", "False", "1"]
