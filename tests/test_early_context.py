@@ -1,5 +1,7 @@
 """The CUDA context made in a thread while a process imports (gpu/early_context.py): off where it is switched off
-or no GPU is visible, quiet where no driver loads, and on a GPU the primary context CuPy then computes in."""
+or no GPU is visible, quiet where no driver loads, and on a GPU the primary context CuPy then computes in; and the
+driver asked, without initialising it, whether a process has initialised CUDA (workers.start_method forks only
+where it has not)."""
 
 from __future__ import annotations
 
@@ -40,6 +42,21 @@ def test_it_starts_one_thread_per_process_which_ends_quietly_without_a_driver_or
     assert not thread.is_alive()
 
 
+def test_without_a_driver_no_process_has_initialised_cuda(fresh):
+    early_context.start()
+    assert early_context.driver_initialized() is (early_context._thread is not None and _driver_loads())
+
+
+def _driver_loads() -> bool:
+    import ctypes
+
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    return True
+
+
 @pytest.mark.gpu
 def test_on_a_gpu_the_thread_makes_the_primary_context_and_cupy_computes_in_it():
     pytest.importorskip("cupy")
@@ -51,6 +68,7 @@ def test_on_a_gpu_the_thread_makes_the_primary_context_and_cupy_computes_in_it()
     probe = textwrap.dedent("""
         import ctypes
         from sssp_bench.gpu import early_context
+        before = early_context.driver_initialized()
         thread = early_context.start()
         import cupy
         total = int((cupy.arange(10) * 2).sum())
@@ -58,8 +76,8 @@ def test_on_a_gpu_the_thread_makes_the_primary_context_and_cupy_computes_in_it()
         driver = ctypes.CDLL("libcuda.so.1")
         flags, active = ctypes.c_uint(), ctypes.c_int()
         driver.cuDevicePrimaryCtxGetState(0, ctypes.byref(flags), ctypes.byref(active))
-        print(total, thread.is_alive(), active.value)
+        print(before, early_context.driver_initialized(), total, thread.is_alive(), active.value)
     """)
     said = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert said.returncode == 0, said.stderr
-    assert said.stdout.split() == ["90", "False", "1"]
+    assert said.stdout.split() == ["False", "True", "90", "False", "1"]

@@ -10,7 +10,8 @@ the context was never inside a timed solve.
 `start()` does nothing where SSSP_BENCH_EARLY_CONTEXT is "off", where CUDA_VISIBLE_DEVICES hides every GPU, or
 where the driver library does not load (no GPU here); the thread ends quietly if the driver refuses. A process
 that will fork workers (a `run --workers` coordinator: Dask starts them by fork, workers.py) must not call it:
-CUDA does not survive a fork.
+CUDA does not survive a fork. `driver_initialized()` says whether this process has initialised CUDA (here or
+through CuPy), without initialising it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import threading
 
 SWITCH = "SSSP_BENCH_EARLY_CONTEXT"
 _thread: threading.Thread | None = None
+CUDA_ERROR_NOT_INITIALIZED = 3
 
 
 def start() -> threading.Thread | None:
@@ -50,3 +52,17 @@ def _retain_primary_context() -> None:
         return  # the driver's own error surfaces, worded by CuPy, at the run's first GPU use
     # Retained for the life of the process, as CuPy's runtime retains it too; the driver frees it at exit
     driver.cuDevicePrimaryCtxRetain(ctypes.byref(context), device)
+
+
+def driver_initialized() -> bool:
+    """Whether this process has initialised the CUDA driver (a context made, by this module or CuPy): asked of the
+    driver with a call that initialises nothing (cuCtxGetCurrent answers CUDA_ERROR_NOT_INITIALIZED before
+    cuInit). False where no driver loads."""
+    try:
+        driver = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    if _thread is not None:
+        return True  # initialising now, if not yet
+    context = ctypes.c_void_p()
+    return driver.cuCtxGetCurrent(ctypes.byref(context)) != CUDA_ERROR_NOT_INITIALIZED

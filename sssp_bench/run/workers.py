@@ -117,14 +117,19 @@ def _local_cluster(workers: int, gpus: list[str], log: Callable[[str], None]) ->
 def start_method() -> str:
     """How this process starts its Dask workers: by fork, so that a worker inherits the imports this process made
     (the runner, NumPy, Dask: 4 GPU workers were up in 2.4 s instead of spawn's 3.3 s, measured on an H100 host),
-    unless Dask's config names a method, or fork is unsafe here: off Linux, or after numba started its threads in
-    this process (the preflight generated a graph; GNU OpenMP's threads do not survive a fork). This process makes
-    no CUDA context before it (cli.py starts none for --workers), and CUDA does not survive a fork either."""
+    unless Dask's config names a method, or fork is unsafe here: off Linux, after this process initialised CUDA
+    (which does not survive a fork; cli.py starts no context in a `--workers` coordinator, but a program that calls
+    run_on_workers may have used the GPU), or after numba started its threads in it (the preflight generated a
+    graph; GNU OpenMP's threads do not survive a fork)."""
     import dask
+
+    from ..gpu import early_context
 
     configured = dask.config.get("distributed.worker.multiprocessing-method", "spawn")
     if configured != "spawn" or not sys.platform.startswith("linux"):
         return configured
+    if early_context.driver_initialized():
+        return "spawn"
     numba = sys.modules.get("numba")
     if numba is not None:
         try:
