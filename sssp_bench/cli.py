@@ -255,15 +255,10 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
     sssp-bench run configs/quick.yaml --shard 2/4 --merge-into results/quick   # the last one to finish merges
     sssp-bench run configs/quick.yaml --workers 2        # two Dask workers (one per GPU), one merged run
     """
-    distributed = workers is not None or scheduler is not None
-    if not distributed:  # a coordinator forks its workers: it must not hold CUDA (gpu/early_context.py)
-        from .gpu import early_context
-
-        early_context.start()  # the CUDA context made while the imports below run
+    from . import impls
     from .run.config import load_config, select_graphs, select_variants
-    from .run.interrupts import Terminated, stop_between_solves
-    from .run.runner import new_run_id, resume_run, start_run
 
+    distributed = workers is not None or scheduler is not None
     if shard_text is not None and distributed:
         raise UserError("--shard runs one shard in this process; --workers and --scheduler run every shard: "
                         "give one or the other")
@@ -284,6 +279,15 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
         config.output = output
     if datasets is not None:
         config.datasets = datasets
+    # The CUDA context made while the runner imports and the graphs load (gpu/early_context.py): only for a config
+    # that runs on the GPU, and never in a coordinator, which forks its workers
+    if not distributed and any(impls.get(variant.implementation).device == "gpu" for variant in config.variants):
+        from .gpu import early_context
+
+        early_context.start()
+    from .run.interrupts import Terminated, stop_between_solves
+    from .run.runner import new_run_id, resume_run, start_run
+
     log = lambda message: click.echo(message, err=True)  # noqa: E731
     measured = None
     if costs_from is not None:

@@ -42,6 +42,20 @@ def test_it_starts_one_thread_per_process_which_ends_quietly_without_a_driver_or
     assert not thread.is_alive()
 
 
+@pytest.mark.parametrize("implementations, started", [("[cpu-dijkstra]", False), ("[cpu-dijkstra, hbf]", True)])
+def test_run_starts_it_for_a_config_with_a_gpu_implementation_only(fresh, tmp_path, implementations, started):
+    from click.testing import CliRunner
+
+    from sssp_bench.cli import cli
+
+    fresh.chdir(tmp_path)
+    (tmp_path / "c.yaml").write_text(f'graphs: ["grid:rows=4,cols=4,seed=1"]\nimplementations: {implementations}\n'
+                                     f"sources: {{count: 2, seed: 1}}\n")
+    result = CliRunner().invoke(cli, ["run", "c.yaml", "--no-progress", "--no-report"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert (early_context._thread is not None) is started
+
+
 def test_without_a_driver_no_process_has_initialised_cuda(fresh):
     early_context.start()
     assert early_context.driver_initialized() is (early_context._thread is not None and _driver_loads())

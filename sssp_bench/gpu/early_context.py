@@ -4,7 +4,9 @@ A run process spends about 1 s importing (Python, NumPy, CuPy, the runner) and t
 the device, 0.3 s (an H200 host) to 1.1 s (an H100 host) making the CUDA context: measured with
 experiments/harness/cluster_start.py. The driver makes the context without holding the GIL, so a thread started
 before the imports makes it while they run: it retains the device's primary context, the one CuPy's runtime
-uses, and CuPy finds it made. Every shard, worker and one-GPU run starts that much sooner. Nothing timed changes:
+uses, and CuPy finds it made. `run` starts it once the config is read, for a config with a GPU implementation (a
+CPU-only run on a GPU host holds no context, which a GPU in exclusive-process mode would give no one else), and a
+Dask worker as it starts. Every shard, worker and one-GPU run starts that much sooner. Nothing timed changes:
 the context was never inside a timed solve.
 
 `start()` does nothing where SSSP_BENCH_EARLY_CONTEXT is "off", where CUDA_VISIBLE_DEVICES hides every GPU, or
