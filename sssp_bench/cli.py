@@ -255,7 +255,6 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
     sssp-bench run configs/quick.yaml --shard 2/4 --merge-into results/quick   # the last one to finish merges
     sssp-bench run configs/quick.yaml --workers 2        # two Dask workers (one per GPU), one merged run
     """
-    from . import impls
     from .run.config import load_config, select_graphs, select_variants
 
     distributed = workers is not None or scheduler is not None
@@ -281,7 +280,7 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
         config.datasets = datasets
     # The CUDA context made while the runner imports and the graphs load (gpu/early_context.py): only for a config
     # that runs on the GPU, and never in a coordinator, which forks its workers
-    if not distributed and any(impls.get(variant.implementation).device == "gpu" for variant in config.variants):
+    if not distributed and config.gpu_variants():
         from .gpu import early_context
 
         early_context.start()

@@ -44,11 +44,18 @@ def _wanted() -> bool:
     return visible is None or visible.strip() not in ("", "-1")
 
 
-def _retain_primary_context() -> None:
+def _driver() -> ctypes.CDLL | None:
+    """The CUDA driver library, or None where it does not load (a machine without a GPU)."""
     try:
-        driver = ctypes.CDLL("libcuda.so.1")
+        return ctypes.CDLL("libcuda.so.1")
     except OSError:
-        return  # no driver: a machine without a GPU
+        return None
+
+
+def _retain_primary_context() -> None:
+    driver = _driver()
+    if driver is None:
+        return
     device, context = ctypes.c_int(), ctypes.c_void_p()
     if driver.cuInit(0) != 0 or driver.cuDeviceGet(ctypes.byref(device), 0) != 0:
         return  # the driver's own error surfaces, worded by CuPy, at the run's first GPU use
@@ -60,9 +67,8 @@ def driver_initialized() -> bool:
     """Whether this process has initialised the CUDA driver (a context made, by this module or CuPy): asked of the
     driver with a call that initialises nothing (cuCtxGetCurrent answers CUDA_ERROR_NOT_INITIALIZED before
     cuInit). False where no driver loads."""
-    try:
-        driver = ctypes.CDLL("libcuda.so.1")
-    except OSError:
+    driver = _driver()
+    if driver is None:
         return False
     if _thread is not None:
         return True  # initialising now, if not yet

@@ -205,6 +205,10 @@ class Config:
     shard: dict[str, Any] | None = None     # {index, count, cells, source_ranges, config_hash, split}: the manifest's
     energy: dict[str, float] | None = None  # {min_window_s, sample_ms, idle_s} when energy is measured; None: not
 
+    def gpu_variants(self) -> list[str]:
+        """The names of the variants whose implementation runs on the GPU."""
+        return [variant.name for variant in self.variants if impls.get(variant.implementation).device == "gpu"]
+
     def variants_on(self, label: str) -> list[Variant]:
         """The variants this config runs on the graph labelled `label`: all of them, or a shard's cells there."""
         if self.cells is None:

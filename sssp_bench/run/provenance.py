@@ -64,9 +64,6 @@ def collect() -> dict[str, Any]:
     }
 
 
-_PROCESS_CODE: dict[str, Any] = {}
-
-
 PROCESS_PROBES = ("packages", "git", "code")
 """What `collect` probes once per process (`_once`)."""
 
@@ -84,6 +81,9 @@ def _process_probe(name: str) -> Any:
                        "git": (git_info, {"commit": None, "dirty": None, "reason": "git probe failed"}),
                        "code": (code_digest, {"sha256": None, "files": 0})}[name]
     return _once(name, lambda: _guarded(probe, fallback))
+
+
+_PROCESS_CODE: dict[str, Any] = {}
 
 
 def _once(name: str, probe: Callable[[], Any]) -> Any:

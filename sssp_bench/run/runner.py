@@ -11,11 +11,10 @@ the graph upload, done in prepare, excluded), the row's `timer` saying which; an
 needs the distances on the host: a GPU result that the device certificate checks, at a source without a reference
 compare, stays on the device, its reached vertices and arcs counted there. Each solve is then checked by the
 certificate (on the device, in `gpu.certificate`, when the distances are a CuPy array; on the host otherwise),
-compared with the reference on
-the sampled sources (on the host; the row's `certificate_device` says where the certificate ran), and appended
-to `rows.jsonl` at once. A reported negative cycle is checked at every source: a wrong answer on a graph with no
-negative arc, else the reference for that source decides. Rows are appended at once, so a crash loses at most the solve in flight and `--resume` skips what is
-done. A failure (time limit, out of memory, exception, wrong answer, unsupported graph) becomes a row with its
+compared with the reference on the sampled sources (on the host; the row's `certificate_device` says where the
+certificate ran), and appended to `rows.jsonl` at once. A reported negative cycle is checked at every source: a
+wrong answer on a graph with no negative arc, else the reference for that source decides. Rows are appended at
+once, so a crash loses at most the solve in flight and `--resume` skips what is done. A failure (time limit, out of memory, exception, wrong answer, unsupported graph) becomes a row with its
 status and message, LDBC-style, and the run goes on.
 
 Variant order: on each graph the variants run in a seeded order of their own (order.py: sorted by a SHA-256 of
@@ -313,9 +312,7 @@ class Runner:
         """(a) and (c) of the roofline, once per run, when a GPU implementation will run on a usable GPU."""
         self.device_roofline = None
         self.device_identity: dict[str, Any] | None = None  # names this GPU for device_cache.py
-        gpu_variants = [variant.name for variant in self.config.variants
-                        if impls.get(variant.implementation).device == "gpu"]
-        if not gpu_variants:
+        if not self.config.gpu_variants():
             self.manifest["roofline"] = {"available": False, "reason": "no GPU implementation in the config"}
             return
         ok, why = gpu_runtime.gpu_status()

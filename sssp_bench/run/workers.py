@@ -54,7 +54,7 @@ from . import shards
 
 DASK_HINT = "pip install 'sssp-bench[dask]'"
 PRELOAD = ["sssp_bench.run.warm_worker"]
-"""What each worker imports as it starts (warm_worker.py: the runner, CuPy and the CUDA context)."""
+"""What each worker imports as it starts (warm_worker.py: the runner's imports; the CUDA context in a thread)."""
 
 
 def require_dask() -> None:
