@@ -129,10 +129,12 @@ def test_an_interrupted_workers_run_is_finished_with_resume_on_the_command_line(
     assert len(keys) == len(set(keys))
 
 
-def test_each_worker_is_pinned_to_its_own_gpu(tmp_path):
+def test_each_worker_is_pinned_to_its_own_gpu_and_runs_no_profiler_beside_its_solves(tmp_path):
     with connect(2, None, ["0", "1"], log=lambda message: None) as client:
         seen = client.run(lambda: os.environ.get("CUDA_VISIBLE_DEVICES"))
+        sampling = client.run(lambda dask_worker: "profile" in dask_worker.periodic_callbacks)
     assert sorted(seen.values()) == ["0", "1"]
+    assert not any(sampling.values())
 
 
 def test_workers_are_spawned_after_numba_started_its_threads_or_where_dask_names_a_method():
@@ -145,10 +147,11 @@ def test_workers_are_spawned_after_numba_started_its_threads_or_where_dask_names
     """)
     said = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
     assert said.stdout.split() == ["fork", "spawn"]
-    named = subprocess.run([sys.executable, "-c", "from sssp_bench.run.workers import start_method; "
-                            "print(start_method())"], capture_output=True, text=True, timeout=60, check=True,
-                           env={**os.environ, "DASK_DISTRIBUTED__WORKER__MULTIPROCESSING_METHOD": "forkserver"})
-    assert said.returncode == 0 and named.stdout.strip() == "forkserver"
+    for method in ("forkserver", "spawn"):  # spawn too, Dask's default: named, it is the user's choice
+        named = subprocess.run([sys.executable, "-c", "from sssp_bench.run.workers import start_method; "
+                                "print(start_method())"], capture_output=True, text=True, timeout=60, check=True,
+                               env={**os.environ, "DASK_DISTRIBUTED__WORKER__MULTIPROCESSING_METHOD": method})
+        assert named.stdout.strip() == method
 
 
 def test_a_running_cluster_takes_the_shards_through_its_scheduler_address(tmp_path):
@@ -178,7 +181,7 @@ def test_more_workers_than_gpus_is_refused(tmp_path):
 
 def test_a_worker_killed_mid_shard_loses_nothing_and_repeats_nothing(tmp_path):
     # The uninterrupted run first: it generates the graphs, so the coordinator below finds them and forks its
-    # workers (workers.start_method), and the Nanny forks the killed one's successor too
+    # workers (workers.start_method); the Nanny spawns the killed one's successor
     whole = start_run(make_config(tmp_path, SLOW), run_id="whole", show_progress=False).run_dir
     (tmp_path / "slow.yaml").write_text(textwrap.dedent(SLOW))
     command = [sys.executable, "-m", "sssp_bench.cli", "run", "slow.yaml", "--workers", "2", "--run-id", "killed",
@@ -213,9 +216,29 @@ def test_a_worker_killed_mid_shard_loses_nothing_and_repeats_nothing(tmp_path):
     keys = solve_keys(read_rows(merged))
     assert len(keys) == len(set(keys)) == 2 * 2 * 40  # nothing lost, nothing twice
     assert counts(summarize(merged)) == counts(summarize(whole))
-    assert "workers started by fork" in output
+    assert "workers started by fork, a dead one's successor by spawn" in output
     assert json.loads((merged / "manifest.json").read_text())["statuses"] == {"ok": 2 * 2 * 40}
     assert f"{merged.resolve()}: {2 * 2 * 40} ok" in output
+
+
+def test_a_cluster_that_does_not_close_in_time_has_its_workers_killed(monkeypatch):
+    from sssp_bench.run import workers
+
+    monkeypatch.setattr(workers, "CLOSE_TIMEOUT_S", 0.001)  # no cluster closes that fast
+    said = []
+    with connect(2, None, [], log=said.append) as client:
+        pids = set(client.run(os.getpid).values())
+    assert said[-1] == "the cluster did not close within 0.001 s: killing its 2 remaining worker process(es)"
+    assert not [pid for pid in pids if _running(pid)]
+
+
+def _running(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE  # killed, not yet reaped by Dask's thread
+    except psutil.NoSuchProcess:
+        return False
 
 
 def test_without_dask_the_workers_option_says_what_to_install(tmp_path):

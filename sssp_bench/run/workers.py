@@ -106,12 +106,19 @@ def _local_cluster(workers: int, gpus: list[str], log: Callable[[str], None]) ->
 
     method = start_method()
     # A worker gets its next task only when it finishes one (the default, 1.1, hands a one-thread worker two), so
-    # the tasks go to whichever worker is idle, in the order they were submitted.
+    # the tasks go to whichever worker is idle, in the order they were submitted. Dask's statistical profiler is
+    # off: every 10 ms it would take the GIL in the worker's event loop to sample the task's stack, beside timed
+    # solves whose host loops take the GIL back after every synchronisation (lonestar's and bfs-harish's levels).
     with dask.config.set({"distributed.scheduler.worker-saturation": 1.0,
-                          "distributed.worker.multiprocessing-method": method}):
-        with _started_cluster(workers, gpus, log) as cluster:
-            log(f"workers started by {method}")
-            yield cluster
+                          "distributed.worker.profile.enabled": False}), contextlib.ExitStack() as stack:
+        with dask.config.set({"distributed.worker.multiprocessing-method": method}):
+            cluster = stack.enter_context(_started_cluster(workers, gpus, log))
+        # The method a Nanny starts a dead worker's successor with is read then, from Dask's config: spawn again, as
+        # Dask's default. A fork in the middle of a run copies a coordinator busy in other threads; a GPU worker so
+        # forked after a SIGKILL ran its tasks but then never stopped, and the cluster's close waited on it
+        # forever (measured on an H200 host; the same kill with spawned successors finished in 17 s).
+        log(f"workers started by {method}" + (", a dead one's successor by spawn" if method != "spawn" else ""))
+        yield cluster
 
 
 def start_method() -> str:
@@ -126,7 +133,7 @@ def start_method() -> str:
     from ..gpu import early_context
 
     configured = dask.config.get("distributed.worker.multiprocessing-method", "spawn")
-    if configured != "spawn" or not sys.platform.startswith("linux"):
+    if configured != "spawn" or _named_in_dask_config() or not sys.platform.startswith("linux"):
         return configured
     if early_context.driver_initialized():
         return "spawn"
@@ -140,6 +147,15 @@ def start_method() -> str:
     return "fork"
 
 
+def _named_in_dask_config() -> bool:
+    """Whether the user's Dask config (its YAML files, DASK_* variables) names the start method: spawn, Dask's
+    default, is then a choice to keep."""
+    import dask
+
+    worker = (dask.config.collect().get("distributed") or {}).get("worker") or {}
+    return any(key in worker for key in ("multiprocessing-method", "multiprocessing_method"))
+
+
 @contextlib.contextmanager
 def _started_cluster(workers: int, gpus: list[str], log: Callable[[str], None]) -> Iterator[Any]:
     from distributed import LocalCluster, Nanny, Scheduler, SpecCluster
@@ -147,8 +163,8 @@ def _started_cluster(workers: int, gpus: list[str], log: Callable[[str], None]) 
     quiet = {"dashboard_address": None}  # no web dashboard: nothing to bind, nothing to install
     if not gpus:
         log(f"no GPU here: {workers} CPU worker process(es)")
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, preload=PRELOAD,
-                          **quiet) as cluster:
+        with _closing(LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, preload=PRELOAD,
+                                   **quiet), log) as cluster:
             yield cluster
         return
     pinned = gpus[:workers]  # run_on_workers refused more workers than GPUs
@@ -158,8 +174,8 @@ def _started_cluster(workers: int, gpus: list[str], log: Callable[[str], None]) 
         LocalCUDACluster = None
     if LocalCUDACluster is not None:
         log(f"{workers} worker(s) on GPU(s) {','.join(pinned)} (dask-cuda)")
-        with LocalCUDACluster(n_workers=workers, CUDA_VISIBLE_DEVICES=",".join(pinned), threads_per_worker=1,
-                              preload=PRELOAD, **quiet) as cluster:
+        with _closing(LocalCUDACluster(n_workers=workers, CUDA_VISIBLE_DEVICES=",".join(pinned),
+                                       threads_per_worker=1, preload=PRELOAD, **quiet), log) as cluster:
             yield cluster
         return
     log(f"{workers} worker(s), one per GPU: {','.join(pinned)} (CUDA_VISIBLE_DEVICES per worker)")
@@ -168,8 +184,34 @@ def _started_cluster(workers: int, gpus: list[str], log: Callable[[str], None]) 
                                                          "preload": PRELOAD}}
         for index, gpu in enumerate(pinned)
     }
-    with SpecCluster(workers=specification, scheduler={"cls": Scheduler, "options": quiet}) as cluster:
+    with _closing(SpecCluster(workers=specification, scheduler={"cls": Scheduler, "options": quiet}), log) as cluster:
         yield cluster
+
+
+CLOSE_TIMEOUT_S = 60
+"""How long a local cluster may take to close before its worker processes are killed."""
+
+
+@contextlib.contextmanager
+def _closing(cluster: Any, log: Callable[[str], None]) -> Iterator[Any]:
+    """`cluster`, closed on the way out within CLOSE_TIMEOUT_S; a worker process still alive then is killed. By then
+    every task's rows are on disk, so a worker that will not stop costs the run nothing but the wait, which is
+    bounded: a close that hangs would keep the run from merging its shards."""
+    import multiprocessing
+
+    try:
+        yield cluster
+    finally:
+        try:
+            cluster.close(timeout=CLOSE_TIMEOUT_S)
+        except TimeoutError:
+            leftovers = multiprocessing.active_children()
+            log(f"the cluster did not close within {CLOSE_TIMEOUT_S} s: killing its {len(leftovers)} remaining "
+                f"worker process(es)")
+            for child in leftovers:
+                child.kill()
+            for child in leftovers:
+                child.join(5)
 
 
 def serve(workers: int | None, address_file: Path | None, log: Callable[[str], None],
