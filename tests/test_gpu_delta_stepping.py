@@ -207,6 +207,18 @@ def test_async_a_failed_solve_says_why_and_the_next_one_is_right():
         implementation.teardown()
 
 
+@pytest.mark.parametrize("name", ["delta-stepping", "delta-stepping-async", "pardijkstra"])
+def test_a_graph_larger_than_one_wave_is_initialised_without_cupys_grid_warning(name):
+    # The init kernels of a cooperative module are launched cooperatively: a grid over one resident wave would be cut
+    # by CuPy, with a UserWarning in every run's log (runtime.stride_grid keeps them within the wave)
+    import warnings
+
+    graph = generate("grid:rows=700,cols=700,seed=4")  # 490,000 vertices: more threads than one wave holds
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check(name, graph, [0, graph.n - 1])
+
+
 @pytest.mark.parametrize("name", VARIANTS)
 def test_negative_weights_are_refused(name):
     graph = apply_weights(generate("grid:rows=10,cols=10,seed=1"), NEGATIVE)

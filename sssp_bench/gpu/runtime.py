@@ -360,6 +360,13 @@ def blocks_for(items: int, block: int, cap: int | None = None) -> int:
     return max(1, min(blocks, cap)) if cap is not None and blocks > 0 else blocks
 
 
+def stride_grid(kernel, items: int, block: int, cap: int = 4096) -> int:
+    """A grid-stride kernel's grid for `items`: blocks_for(items, block, cap), and at most one resident wave. A
+    kernel of a module compiled for cooperative launch is launched cooperatively, every block resident, and CuPy
+    would cut a larger grid to one wave with a warning in every run's log."""
+    return min(blocks_for(items, block, cap), resident_grid(kernel, block))
+
+
 class HostReadback:
     """A small device array read back into pinned host memory: the one synchronisation of each solve round."""
 

@@ -133,7 +133,7 @@ class DeltaStepping(GpuSsspBase):
         self._init = self.module.function("delta_stepping_init")
         self._solve = self.module.function("delta_stepping_solve")
         self.grid = persistent_grid(self._solve, DS_BLOCK, self.params["blocks_per_sm"])
-        self.init_grid = runtime.blocks_for(n, DS_BLOCK, cap=4096)
+        self.init_grid = runtime.stride_grid(self._init, n, DS_BLOCK)
         self.step_cap = step_cap(n)
         # per relaxing step: attempts and improvements (count_relaxations); a 2-entry dummy otherwise
         self.step_counts = cp.zeros(2 * self.step_cap if self.counting() else 2, dtype=np.uint64)

@@ -162,7 +162,7 @@ class DeltaSteppingAsync(GpuSsspBase):
         self.cells = cp.zeros(AS_SLOTS * self.cap, dtype=np.uint64)
         self.control = cp.zeros(AS_CONTROL_WORDS, dtype=np.uint64)
         self.slots = cp.zeros(AS_SLOT_WORDS, dtype=np.uint64)
-        self.init_grid = runtime.blocks_for(n, AS_BLOCK, cap=4096)
+        self.init_grid = runtime.stride_grid(self._init, n, AS_BLOCK)
         clock_khz = int(runtime.device_attributes().get("ClockRate", 0)) or 2_000_000
         self.timeout_cycles = int(self.params["timeout_s"] * clock_khz * 1000)
 
@@ -182,7 +182,7 @@ class DeltaSteppingAsync(GpuSsspBase):
         words = self.read_words(source)
         aborted = int(words[AS_ABORTED])
         if aborted:
-            runtime.launch(self._reset, runtime.blocks_for(self.cells.size, AS_BLOCK, cap=4096), AS_BLOCK,
+            runtime.launch(self._reset, runtime.stride_grid(self._reset, self.cells.size, AS_BLOCK), AS_BLOCK,
                            (self.cells, self.slots, np.int64(self.cells.size)))
             self.synchronize()
             raise RuntimeError(f"{self.name}: the solve from {source} failed: "

@@ -154,7 +154,7 @@ class ParDijkstra(GpuSsspBase):
         self.operation_cap = operation_cap(n, self.graph.m, self.levels)
         # per extraction: arcs examined and updates emitted (count_relaxations); a 2-entry dummy otherwise
         self.per_iteration = cp.zeros(2 * (n + self.graph.m + 1) if self.counting() else 2, dtype=np.uint64)
-        self.init_grid = runtime.blocks_for(n, 256, cap=4096)
+        self.init_grid = runtime.stride_grid(self._init, n, 256)
 
     def solve(self, source: int) -> SolveResult:
         source = check_source(self.graph, source)
