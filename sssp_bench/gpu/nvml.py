@@ -12,7 +12,9 @@ is importable, else a small ctypes binding to the driver's own `libnvidia-ml.so.
 - nvmlDeviceGetTotalEnergyConsumption: millijoules since the driver loaded (Volta and newer), the energy counter;
 - power in milliwatts: the NVML_FI_DEV_POWER_INSTANT field (nvmlDeviceGetFieldValues) where the driver has it, else
   nvmlDeviceGetPowerUsage, which on Ampere and newer (GA100 aside) is an average over the last second;
-- nvmlDeviceGetName, nvmlSystemGetDriverVersion, nvmlSystemGetNVMLVersion, nvmlErrorString for the record.
+- nvmlDeviceGetName, nvmlSystemGetDriverVersion, nvmlSystemGetNVMLVersion, nvmlErrorString for the record;
+- nvmlDeviceGetComputeRunningProcesses_v3: the processes computing on the GPU (`compute_process_ids`), so a run
+  can say whether it shared its GPU (run/gpu_sharing.py).
 """
 
 from __future__ import annotations
@@ -46,6 +48,16 @@ class _FieldValue(ctypes.Structure):
 # nvmlValueType_t -> how the union's 8 bytes read
 _VALUE_TYPES = {0: ctypes.c_double, 1: ctypes.c_uint, 2: ctypes.c_ulong, 3: ctypes.c_ulonglong,
                 4: ctypes.c_longlong, 5: ctypes.c_int, 6: ctypes.c_ushort}
+
+
+class _ProcessInfo(ctypes.Structure):
+    """nvmlProcessInfo_t, as nvmlDeviceGetComputeRunningProcesses_v3 fills it: pid, usedGpuMemory, gpuInstanceId,
+    computeInstanceId."""
+    _fields_ = [("pid", ctypes.c_uint), ("usedGpuMemory", ctypes.c_ulonglong), ("gpuInstanceId", ctypes.c_uint),
+                ("computeInstanceId", ctypes.c_uint)]
+
+
+NVML_ERROR_INSUFFICIENT_SIZE = 7
 
 
 class _Ctypes:
@@ -119,6 +131,27 @@ class _Ctypes:
         self._call("nvmlDeviceGetTotalEnergyConsumption", handle, ctypes.byref(value))
         return float(value.value)
 
+    def compute_pids(self, handle: Any) -> list[int]:
+        function = "nvmlDeviceGetComputeRunningProcesses_v3"
+        for _ in range(3):  # asked for the count first; a process may start between the two calls
+            count = ctypes.c_uint(0)
+            try:
+                code = getattr(self.lib, function)(handle, ctypes.byref(count), None)
+            except AttributeError:
+                raise NvmlError(f"{function}: not in this driver's {LIBRARY}") from None
+            if code == 0:
+                return []
+            if code != NVML_ERROR_INSUFFICIENT_SIZE:
+                raise NvmlError(f"{function}: {self.lib.nvmlErrorString(code).decode(errors='replace')} (code {code})")
+            capacity = ctypes.c_uint(count.value + 8)
+            infos = (_ProcessInfo * capacity.value)()
+            code = getattr(self.lib, function)(handle, ctypes.byref(capacity), infos)
+            if code == 0:
+                return [int(infos[index].pid) for index in range(capacity.value)]
+            if code != NVML_ERROR_INSUFFICIENT_SIZE:
+                raise NvmlError(f"{function}: {self.lib.nvmlErrorString(code).decode(errors='replace')} (code {code})")
+        raise NvmlError(f"{function}: the process list kept growing")
+
 
 class _Pynvml:
     """The same calls through the pynvml module (nvidia-ml-py)."""
@@ -167,6 +200,9 @@ class _Pynvml:
 
     def energy_mj(self, handle: Any) -> float:
         return float(self._call("nvmlDeviceGetTotalEnergyConsumption", handle))
+
+    def compute_pids(self, handle: Any) -> list[int]:
+        return [int(process.pid) for process in self._call("nvmlDeviceGetComputeRunningProcesses", handle)]
 
 
 def _text(value: Any) -> str:
@@ -234,22 +270,67 @@ def current_bus_id() -> str | None:
         return None
 
 
-def open_meter(bus_id: str | None = None) -> Meter:
-    """A Meter on the GPU with this PCI bus id (default: CuPy's current device), or NvmlUnavailable saying why."""
+def _started() -> Any:
     backend = _backend()
     try:
         backend.init()
     except NvmlError as error:
         raise NvmlUnavailable(f"NVML did not start ({backend.name}): {error}") from None
-    try:
-        bus_id = bus_id or current_bus_id()
-        if bus_id is not None:
-            handle = backend.handle_by_bus_id(bus_id)
-        elif os.environ.get("CUDA_VISIBLE_DEVICES"):
-            raise NvmlUnavailable("CuPy cannot say which GPU it uses and CUDA_VISIBLE_DEVICES renumbers them, so "
-                                  "NVML cannot tell which GPU to read")
+    return backend
+
+
+def _handle(backend: Any, bus_id: str | None) -> tuple[Any, str | None]:
+    """NVML's handle of the GPU with this PCI bus id (default: CuPy's current device), and the bus id."""
+    bus_id = bus_id or current_bus_id()
+    if bus_id is not None:
+        return backend.handle_by_bus_id(bus_id), bus_id
+    if os.environ.get("CUDA_VISIBLE_DEVICES"):
+        raise NvmlUnavailable("CuPy cannot say which GPU it uses and CUDA_VISIBLE_DEVICES renumbers them, so "
+                              "NVML cannot tell which GPU to read")
+    return backend.handle_by_index(0), None
+
+
+_process_lookups: dict[str | None, tuple[Any, Any] | str] = {}
+"""Per bus id asked for: NVML started and the GPU's handle, kept for the process's life (NVML counts its starts,
+so a Meter's start and shutdown do not end it), or why NVML could not tell. A `--workers` task runs a Runner, and
+each Runner looks several times: NVML is started once per process, not once per look."""
+
+
+def compute_process_ids(bus_id: str | None = None) -> list[int]:
+    """The process ids NVML lists as computing on the GPU with this PCI bus id (default: CuPy's current device),
+    this process among them once it has a context there; NvmlUnavailable saying why where NVML cannot tell. In a
+    container the ids are the host's, not the container's."""
+    bus_id = bus_id or current_bus_id()
+    lookup = _process_lookups.get(bus_id)
+    if lookup is None:
+        try:
+            backend = _started()
+        except NvmlUnavailable as error:
+            lookup = str(error)
         else:
-            handle = backend.handle_by_index(0)
+            try:
+                lookup = (backend, _handle(backend, bus_id)[0])
+            except (NvmlError, NvmlUnavailable) as error:
+                lookup = str(error)
+                try:
+                    backend.shutdown()
+                except NvmlError:
+                    pass
+        _process_lookups[bus_id] = lookup
+    if isinstance(lookup, str):
+        raise NvmlUnavailable(lookup)
+    backend, handle = lookup
+    try:
+        return backend.compute_pids(handle)
+    except NvmlError as error:
+        raise NvmlUnavailable(str(error)) from None
+
+
+def open_meter(bus_id: str | None = None) -> Meter:
+    """A Meter on the GPU with this PCI bus id (default: CuPy's current device), or NvmlUnavailable saying why."""
+    backend = _started()
+    try:
+        handle, bus_id = _handle(backend, bus_id)
         info: dict[str, Any] = {"pci_bus_id": bus_id}
         for key, probe in (("device", lambda: backend.device_name(handle)), ("driver_version", backend.driver_version),
                            ("nvml_version", backend.nvml_version)):

@@ -61,6 +61,8 @@ MANIFEST_KEYS = {
               "verification, the rest, and per-cell records; a merge: summed, per shard and elapsed (run/timing.py)",
     "energy": "config energy on: its settings, whether NVML could measure here (available, reason), the GPU and "
               "driver NVML saw, the backend (pynvml or ctypes), energy counter or sampled power (run/energy.py)",
+    "gpu_sharing": "a GPU run: whether NVML could list the processes computing on its GPU (checked, reason), how "
+                   "many looks, the most other processes one look saw and their ids (run/gpu_sharing.py)",
 }
 
 # Every row has these fields, in this order (the order they are written in).

@@ -203,8 +203,10 @@ def row_statuses(rows: Iterable[dict[str, Any]]) -> dict[str, int]:
 def merged_manifest(run_id: str, manifests: list[dict[str, Any]], merged_from: list[dict[str, Any]]) -> dict[str, Any]:
     """One manifest for the whole config from its shards' (in shard order): the config before the split and its
     hash, the graphs of every shard, the device constants and energy record of the first shard that measured them,
-    the code of every shard, the graphs that failed to load anywhere, and the timing of every shard (timing.py).
+    the code of every shard, the graphs that failed to load anywhere, the timing of every shard (timing.py) and
+    what each saw of other processes on its GPU (gpu_sharing.py).
     `statuses` is left to the caller, who counts them from the merged rows."""
+    from ..run import gpu_sharing
     from ..run.order import variant_run_order
     from ..run.timing import merged_timing
 
@@ -233,7 +235,7 @@ def merged_manifest(run_id: str, manifests: list[dict[str, Any]], merged_from: l
     energy = next((m["energy"] for m in manifests if (m.get("energy") or {}).get("available")), first.get("energy"))
     complete = all(manifest.get("status") == "complete" for manifest in manifests)
     merged = {key: value for key, value in first.items()
-              if key not in ("shard", "resumed", "code_changes", "not_loaded", "error", "timing")}
+              if key not in ("shard", "resumed", "code_changes", "not_loaded", "error", "timing", "gpu_sharing")}
     merged.update({
         "run_id": run_id, "config": config, "config_hash": first["shard"]["config_hash"],
         "started": min(str(m.get("started") or "") for m in manifests) or None,
@@ -247,6 +249,9 @@ def merged_manifest(run_id: str, manifests: list[dict[str, Any]], merged_from: l
     timing = merged_timing([(str(m.get("run_id")), m.get("timing")) for m in manifests])
     if timing is not None:
         merged["timing"] = timing
+    sharing = gpu_sharing.combined([m.get("gpu_sharing") for m in manifests])
+    if sharing is not None:
+        merged["gpu_sharing"] = sharing
     # Shards that ran other code than the first (or were resumed with other code) are recorded as a resume with
     # other code is, so the report names every digest behind its rows.
     changes = [change for manifest in manifests for change in manifest.get("code_changes", [])]

@@ -46,6 +46,9 @@ verified sources are solved again back to back in an energy phase of their own, 
 records joules per solve, power and the power trace's file (power/). Never around a timed solve; a resumed run
 measures what the interrupted one had not. Where NVML cannot measure, the energy row is "unavailable" with why.
 
+A shared GPU (gpu_sharing.py): on a GPU run NVML is asked which other processes compute on the run's GPU at its
+start, before each graph and at its end (`manifest["gpu_sharing"]`); the log warns the first time one shows up.
+
 Stand-ins: a graph entry with a `stand_in` runs its synthetic stand-in when the real catalog graph is not
 fetched (graphs.choose_graph). The manifest's graph record and every row of that graph then carry
 `stand_in_for` (the catalog name) and `stand_in` (the generator spec); both are null for a real graph. A resumed
@@ -66,7 +69,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import impls, jsonfile
-from . import device_cache, energy, interrupts, per_graph, provenance, roofline, verify
+from . import device_cache, energy, gpu_sharing, interrupts, per_graph, provenance, roofline, verify
 from .config import Config, GraphEntry, Variant
 from .order import variant_run_order
 from .resident import PROCESS_MEMO
@@ -201,6 +204,7 @@ class Runner:
         self.solved, self.failed_prepares = self.done.solved, self.done.failed_prepares
         self.meter: nvml.Meter | None = None  # NVML on the run's GPU, when energy is measured and NVML works here
         self.meter_reason = ""                 # why not, when it is not
+        self.sharing: gpu_sharing.SharingWatch | None = None  # looks at who else computes on the run's GPU
         if resume:
             self.manifest = json.loads(self.manifest_path.read_text())
         else:
@@ -247,12 +251,15 @@ class Runner:
         with self.timing.measure("device_s"):
             self._measure_device_roofline()
             self._open_meter()
+            self._watch_gpu()
         writer = RowWriter(self.rows_path)
         total = sum(self._solves_per_graph(entry.label, self.config.source_count) for entry in self.config.graphs)
         progress = Progress(total, enabled=self.show_progress)
         try:
             for entry in self.config.graphs:
                 interrupts.raise_if_requested()
+                if self.sharing is not None:
+                    self.sharing.check(f"before graph {entry.label}")
                 self._run_graph(entry, writer, progress)
             self.manifest["status"] = "complete"
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM (interrupts.py: between two solves, under the CLI)
@@ -267,6 +274,11 @@ class Runner:
             writer.close()
             if self.meter is not None:
                 self.meter.close()
+            if self.sharing is not None:
+                self.sharing.check("at its end")
+                earlier = self.manifest.get("gpu_sharing")  # a resumed run's earlier sessions
+                self.manifest["gpu_sharing"] = (gpu_sharing.combined([earlier, self.sharing.record()]) if earlier
+                                                else self.sharing.record())
             self.manifest["finished"] = _now()
             self.manifest["statuses"] = dict(self.outcome.statuses)
             self.manifest["timing"] = self.timing.record(self.manifest.get("timing"))
@@ -349,6 +361,19 @@ class Runner:
                           method="energy counter" if self.meter.energy_counter else "sampled power")
         self.manifest["energy"] = record
         write_json_atomic(self.manifest_path, self.manifest)
+
+    def _watch_gpu(self) -> None:
+        """The first look at who else computes on the run's GPU (gpu_sharing.py), once this process's own context is
+        made there, when a GPU implementation will run on a usable GPU."""
+        if not self.config.gpu_variants() or not gpu_runtime.gpu_status()[0]:
+            return
+        self.sharing = gpu_sharing.SharingWatch(self.log)
+        try:
+            gpu_runtime.cupy_module().cuda.runtime.free(0)  # makes this process's context, so NVML lists it too
+        except Exception as error:  # noqa: BLE001 - the run's first GPU call reports it, worded by the runner
+            self.sharing.reason = f"no CUDA context: {error.__class__.__name__}: {error}"
+            return
+        self.sharing.check("at its start")
 
     def _graph_roofline(self, loaded: LoadedGraph, sources: list[int]) -> None:
         """(b) and (d) of the roofline for this graph, and every source's floor (when the device's is known)."""

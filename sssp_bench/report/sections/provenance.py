@@ -1,5 +1,6 @@
 """Provenance: one column per run, saying where and from what its numbers came (config, host, GPU, code), and in a
-row of its own whether that code was a commit's or had uncommitted changes to the package. Where a run's manifest
+row of its own whether that code was a commit's or had uncommitted changes to the package, and (runs that looked)
+whether other processes computed on the run's GPU beside it (run/gpu_sharing.py). Where a run's manifest
 keeps its `timing` (run/timing.py), rows saying where its wall time went: the timed solves, the host work around
 them, the verification, the per-graph preparation, the per-cell setup, the start-up and the rest; a merge of shards
 gives each part summed with each shard's, and its wall time as elapsed (the earliest shard's start to the latest
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...results.summary import baseline_text
+from ...run.gpu_sharing import sharing_text
 from ...run.provenance import describe_gpu
 from ..text import markdown_cell
 
@@ -22,6 +24,9 @@ def section(report: Report) -> list[str]:
     lines = ["## Provenance", "", "| | " + " | ".join(markdown_cell(r) for r in report.run_ids) + " |",
              "|---|" + "---|" * len(report.run_ids)]
     per_run = [_provenance_rows(manifest) for manifest in report.manifests]
+    if any("gpu_sharing" in manifest for manifest in report.manifests):  # runs from before the check have no row
+        per_run = [rows + [("GPU shared with other processes", sharing_text(manifest.get("gpu_sharing")))]
+                   for rows, manifest in zip(per_run, report.manifests)]
     if any(isinstance(manifest.get("timing"), dict) for manifest in report.manifests):
         per_run = [rows + timing_rows(manifest.get("timing")) for rows, manifest in zip(per_run, report.manifests)]
     for position, (key, _) in enumerate(per_run[0]):
