@@ -81,6 +81,9 @@ def test_two_cpu_workers_run_a_queue_of_tasks_and_merge_them_into_the_unsplit_ru
     assert [entry["run_id"] for entry in manifest["merged_from"]] == [path.name for path in shard_dirs]
     timing = manifest["timing"]  # every task's clock, summed, and the coordinator's own
     assert len(timing["shards"]) == tasks and timing["coordinator"]["elapsed_s"] == timing["elapsed_s"] > 0
+    clock = timing["coordinator"]  # in the order they happen: Dask up, every task submitted, the last result in
+    assert clock["cluster_s"] < clock["submitted_s"] < clock["results_s"] < clock["elapsed_s"]
+    assert clock["close_s"] >= 0 and clock["merge_s"] > 0
 
 
 def test_an_expensive_cell_is_shared_by_the_workers_through_the_queue(tmp_path):

@@ -268,6 +268,11 @@ for name in [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS]:
         print(f"{name}: elapsed {timing.get('elapsed_s', 0):.1f} s; per shard/task wall {shards} s; summed solves "
               f"{timing['solve_s']:.1f} s, verification {timing['verify_s']:.1f} s, per-graph {timing['graph_s']:.1f} s, "
               f"setup {timing['setup_s']:.1f} s, start-up {timing['startup_s']:.1f} s")
+        clock = timing.get("coordinator") or {}
+        if "results_s" in clock:  # a --workers or --scheduler run: the coordinator's own clock
+            print(f"  coordinator: Dask started in {clock['cluster_s']:.2f} s; tasks submitted at "
+                  f"{clock['submitted_s']:.2f} s, the last result in at {clock['results_s']:.2f} s; cluster closed in "
+                  f"{clock['close_s']:.2f} s, merged in {clock['merge_s']:.2f} s; elapsed {clock['elapsed_s']:.2f} s")
 killed, whole = solve_rows("killed-2"), solve_rows("workers-2")
 if killed and whole:
     key = lambda row: (row["graph"], row["variant"], row["repetition"], row["source_index"])

@@ -43,8 +43,9 @@ class SharingWatch:
             return
         try:
             count, pids = others_than_this(self.list_pids())
-        except nvml.NvmlUnavailable as error:
-            self.reason = str(error)
+        except Exception as error:  # noqa: BLE001 - NVML's refusals, or anything else: a look never fails the run
+            self.reason = str(error) if isinstance(error, nvml.NvmlUnavailable) else \
+                f"{error.__class__.__name__}: {error}"
             self.log(f"GPU sharing not checked: {self.reason}")
             return
         self.checks += 1

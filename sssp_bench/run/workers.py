@@ -313,6 +313,7 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
         futures = [client.submit(run_shard, config, index, split, shards_dir, run_dir.name, pure=False,
                                  priority=count - index, key=f"{run_dir.name}-shard-{index}-of-{count}")
                    for index in range(1, count + 1)]
+        submitted = time.perf_counter()
         for future in as_completed(futures):
             futures.remove(future)
             try:
@@ -326,10 +327,15 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
             future.release()
             log(f"shard {result['index']}/{count} done ({statuses_line(result['statuses'])}) by pid {result['pid']} "
                 f"on {result['host']}" + (f", GPU {result['gpu']}" if result["gpu"] else ""))
+        done = time.perf_counter()
     started = time.perf_counter()
 
-    def coordinator() -> dict[str, float]:  # the coordinator's clock: the whole command, Dask and the merge included
-        return {"cluster_s": cluster_s, "preflight_s": preflight_s, "merge_s": time.perf_counter() - started,
+    def coordinator() -> dict[str, float]:
+        """The coordinator's clock: the whole command, Dask and the merge included; when the last task was
+        submitted and the last result came (seconds from this function's start, as elapsed_s), and how long the
+        cluster took to close."""
+        return {"cluster_s": cluster_s, "preflight_s": preflight_s, "submitted_s": submitted - began,
+                "results_s": done - began, "close_s": started - done, "merge_s": time.perf_counter() - started,
                 "elapsed_s": time.perf_counter() - began}
 
     shards.merge_shards([Path(result["run_dir"]) for result in results], run_dir, log=log, coordinator=coordinator)
