@@ -332,7 +332,7 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
 
     def coordinator() -> dict[str, float]:
         """The coordinator's clock: the whole command, Dask and the merge included; when the last task was
-        submitted and the last result came (seconds from this function's start, as elapsed_s), and how long the
+        submitted and the last result came (seconds since run_on_workers began, as elapsed_s), and how long the
         cluster took to close."""
         return {"cluster_s": cluster_s, "preflight_s": preflight_s, "submitted_s": submitted - began,
                 "results_s": done - began, "close_s": started - done, "merge_s": time.perf_counter() - started,
