@@ -19,11 +19,11 @@ from ..gpu import nvml
 def others_than_this(pids: list[int], own: int | None = None) -> tuple[int, list[int] | None]:
     """How many of the processes NVML lists on the GPU are not this one (which has a context there), and their
     ids: None where this process is not among them, its ids being another PID namespace's (a container's host)."""
-    own = os.getpid() if own is None else own
-    if own in pids:
-        others = sorted(pid for pid in set(pids) if pid != own)
+    own, listed = (os.getpid() if own is None else own), set(pids)
+    if own in listed:
+        others = sorted(listed - {own})
         return len(others), others
-    return max(0, len(pids) - 1), None
+    return max(0, len(listed) - 1), None
 
 
 class SharingWatch:

@@ -13,9 +13,10 @@ compare, stays on the device, its reached vertices and arcs counted there. Each 
 certificate (on the device, in `gpu.certificate`, when the distances are a CuPy array; on the host otherwise),
 compared with the reference on the sampled sources (on the host; the row's `certificate_device` says where the
 certificate ran), and appended to `rows.jsonl` at once. A reported negative cycle is checked at every source: a
-wrong answer on a graph with no negative arc, else the reference for that source decides. Rows are appended at
-once, so a crash loses at most the solve in flight and `--resume` skips what is done. A failure (time limit, out of memory, exception, wrong answer, unsupported graph) becomes a row with its
-status and message, LDBC-style, and the run goes on.
+wrong answer on a graph with no negative arc, else the reference for that source decides. Rows are appended at once,
+so a crash loses at most the solve in flight and `--resume` skips what is done. A failure (time limit, out of
+memory, exception, wrong answer, unsupported graph) becomes a row with its status and message, LDBC-style, and the
+run goes on.
 
 Variant order: on each graph the variants run in a seeded order of their own (order.py: sorted by a SHA-256 of
 the config's source seed, the graph label and the variant name), not always the config's, so that no variant
