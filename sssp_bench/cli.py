@@ -255,9 +255,15 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
     sssp-bench run configs/quick.yaml --shard 2/4 --merge-into results/quick   # the last one to finish merges
     sssp-bench run configs/quick.yaml --workers 2        # two Dask workers (one per GPU), one merged run
     """
+    distributed = workers is not None or scheduler is not None
+    # The CUDA driver initialised while the config is read and the runner imports, and the context made once the
+    # config names a GPU implementation (gpu/early_context.py); never in a coordinator, which forks its workers
+    if not distributed:
+        from .gpu import early_context
+
+        early_context.initialise()
     from .run.config import load_config, select_graphs, select_variants
 
-    distributed = workers is not None or scheduler is not None
     if shard_text is not None and distributed:
         raise UserError("--shard runs one shard in this process; --workers and --scheduler run every shard: "
                         "give one or the other")
@@ -278,11 +284,7 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
         config.output = output
     if datasets is not None:
         config.datasets = datasets
-    # The CUDA context made while the runner imports and the graphs load (gpu/early_context.py): only for a config
-    # that runs on the GPU, and never in a coordinator, which forks its workers
     if not distributed and config.gpu_variants():
-        from .gpu import early_context
-
         early_context.start()
     from .run.interrupts import Terminated, stop_between_solves
     from .run.runner import new_run_id, resume_run, start_run

@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
 
@@ -18,6 +19,9 @@ from sssp_bench.gpu import early_context
 def fresh(monkeypatch):
     """early_context as in a new process: no thread started yet."""
     monkeypatch.setattr(early_context, "_thread", None)
+    monkeypatch.setattr(early_context, "_context_wanted", threading.Event())
+    monkeypatch.setattr(early_context, "_times", {})
+    monkeypatch.setattr(early_context, "_waited", [0.0])
     monkeypatch.delenv(early_context.SWITCH, raising=False)
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     return monkeypatch
@@ -42,8 +46,15 @@ def test_it_starts_one_thread_per_process_which_ends_quietly_without_a_driver_or
     assert not thread.is_alive()
 
 
-@pytest.mark.parametrize("implementations, started", [("[cpu-dijkstra]", False), ("[cpu-dijkstra, hbf]", True)])
-def test_run_starts_it_for_a_config_with_a_gpu_implementation_only(fresh, tmp_path, implementations, started):
+def test_initialising_asks_for_no_context_and_start_asks_for_it(fresh):
+    thread = early_context.initialise()
+    assert thread is not None and not early_context._context_wanted.is_set()
+    assert early_context.start() is thread and early_context._context_wanted.is_set()
+
+
+@pytest.mark.parametrize("implementations, context", [("[cpu-dijkstra]", False), ("[cpu-dijkstra, hbf]", True)])
+def test_run_initialises_the_driver_and_asks_for_a_context_for_a_config_with_a_gpu_implementation_only(
+        fresh, tmp_path, implementations, context):
     from click.testing import CliRunner
 
     from sssp_bench.cli import cli
@@ -53,7 +64,17 @@ def test_run_starts_it_for_a_config_with_a_gpu_implementation_only(fresh, tmp_pa
                                      f"sources: {{count: 2, seed: 1}}\n")
     result = CliRunner().invoke(cli, ["run", "c.yaml", "--no-progress", "--no-report"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert (early_context._thread is not None) is started
+    assert early_context._thread is not None
+    assert early_context._context_wanted.is_set() is context
+
+
+def test_without_a_driver_nothing_is_waited_for_and_the_record_says_nothing_was_ready(fresh):
+    if _driver_loads():
+        pytest.skip("a CUDA driver loads here")
+    assert early_context.record(1.0) is None  # no thread ran
+    early_context.start().join(timeout=60)
+    assert early_context.wait() == 0.0
+    assert early_context.record(1.0) == {"initialised_s": None, "ready_s": None, "waited_s": 0.0}
 
 
 def test_without_a_driver_no_process_has_initialised_cuda(fresh):
@@ -90,8 +111,9 @@ def test_on_a_gpu_the_thread_makes_the_primary_context_and_cupy_computes_in_it()
         driver = ctypes.CDLL("libcuda.so.1")
         flags, active = ctypes.c_uint(), ctypes.c_int()
         driver.cuDevicePrimaryCtxGetState(0, ctypes.byref(flags), ctypes.byref(active))
-        print(before, early_context.driver_initialized(), total, thread.is_alive(), active.value)
+        print(before, early_context.driver_initialized(), total, thread.is_alive(), active.value,
+              "+".join(sorted(early_context._times)))
     """)
     said = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert said.returncode == 0, said.stderr
-    assert said.stdout.split() == ["False", "True", "90", "False", "1"]
+    assert said.stdout.split() == ["False", "True", "90", "False", "1", "initialised+ready"]

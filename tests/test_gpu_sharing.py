@@ -117,7 +117,8 @@ def test_a_run_beside_another_process_on_its_gpu_records_it_and_alone_records_no
     outcome, rows = run_rows(make_config(tmp_path, config), run_id="alone")
     solves_all_ok(rows)
     alone = _manifest(outcome.run_dir)["gpu_sharing"]
-    assert alone["checked"] and alone["checks"] == 3 and alone["other_processes"] == 0, alone
+    # looks once its context is made at the graph's load, and at its end
+    assert alone["checked"] and alone["checks"] == 2 and alone["other_processes"] == 0, alone
 
     holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_GPU], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               text=True)
@@ -130,7 +131,7 @@ def test_a_run_beside_another_process_on_its_gpu_records_it_and_alone_records_no
         holder.wait(timeout=60)
     solves_all_ok(rows)
     beside = _manifest(outcome.run_dir)["gpu_sharing"]
-    assert beside["checks"] == 3 and beside["other_processes"] == 1, beside
+    assert beside["checks"] == 2 and beside["other_processes"] == 1, beside
     # its id, where NVML's ids are this process's namespace's (a container's NVML gives the host's)
     assert beside["pids"] == [holder.pid] or (beside["pids"] == [] and beside["pids_from_another_namespace"])
 

@@ -14,8 +14,9 @@ from sssp_bench.run import resident as resident_module
 from sssp_bench.run.config import GraphEntry
 from sssp_bench.run.runner import resume_run, start_run
 from sssp_bench.results.shards import missing_shards
-from sssp_bench.run.shards import (config_cells, estimated_arcs, measured_costs, merge_shards, merge_when_complete,
-                                   parse_shard, queue_split, select_shard, spec_arcs, split_cells, spread_split)
+from sssp_bench.run.shards import (Cell, config_cells, estimated_arcs, measured_costs, merge_shards,
+                                   merge_when_complete, parse_shard, queue_split, select_shard, spec_arcs, split_cells,
+                                   spread_split)
 
 from runs import make_config, read_rows
 
@@ -246,6 +247,18 @@ def test_measured_costs_keep_a_cells_setup_apart_so_each_piece_of_a_cut_cell_pay
         assert cell.cost == pytest.approx(record["wall_s"])  # the same sources: the whole cell costs what it did
         halves = cell.piece_cost(0, cell.sources // 2) + cell.piece_cost(cell.sources // 2, cell.sources)
         assert halves == pytest.approx(cell.cost + cell.setup)  # cut in two, the setup is paid twice
+
+
+def test_the_piece_holding_the_sources_compared_with_the_reference_pays_their_verification(tmp_path):
+    (tmp_path / "manifest.json").write_text(json.dumps({"run_id": "earlier", "timing": {"cells": [
+        {"graph": "g", "variant": "v", "first": 0, "stop": 100, "solves": 100, "setup_s": 1.0, "verify_s": 0.5,
+         "wall_s": 11.0}]}}))
+    cell, = measured_costs(tmp_path).costs([Cell("g", "v", 1.0, 100)], repetitions=1, checked_sources=10)
+    assert (cell.cost, cell.setup, cell.checked, cell.checked_sources) == (11.0, 1.0, 0.5, 10)
+    quarters = [cell.piece_cost(first, first + 25) for first in range(0, 100, 25)]
+    assert quarters[0] == pytest.approx(1.0 + 9.5 / 4 + 0.5)  # a setup, a quarter of the solves, every compare
+    assert quarters[1:] == [pytest.approx(1.0 + 9.5 / 4)] * 3
+    assert sum(quarters) == pytest.approx(cell.cost + 3 * cell.setup)
 
 
 def test_costs_from_a_run_without_the_configs_cells_is_a_one_line_error(tmp_path):

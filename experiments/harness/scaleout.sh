@@ -7,7 +7,8 @@
 # run and the --workers steps are skipped, each said so. SKIP_INSTALL=1 skips `pip install -e .` (a checkout that
 # has it, e.g. a dry run on CPU with CONFIG set to a CPU config and a stand-in nvidia-smi on PATH). SKIP_ESTIMATE=1
 # leaves out the shards-N runs (split by the config's estimate), SKIP_KILL=1 the killed-2 run, SKIP_SERVE=1 the
-# served runs; SERVE_ONE=1 adds served-1 and warm-served-1 (the one-GPU baseline through a service), last.
+# served runs; SERVE_ONE=1 adds served-1 and warm-served-1 (the one-GPU baseline through a service), last;
+# ONLY_BASELINE=1 stops after the one-gpu run (warm GPUs and a baseline for another script, e.g. shard_profile.sh).
 #
 # What it runs, every run of the same config (CONFIG, default experiments/harness/issue38-scaleout.yaml) into
 # /tmp/scaleout/runs, its wall time taken here from the command's start to its end:
@@ -137,6 +138,7 @@ if [ "$most" -gt 1 ]; then
   say "primed GPUs 1 to $((most - 1)): $(tail -qn 1 "$runs"/prime-gpu-*.log | tr '\n' ';')"
 fi
 timed one-gpu env CUDA_VISIBLE_DEVICES=0 sssp-bench run "$config" --output "$runs" --run-id one-gpu --no-progress
+[ "${ONLY_BASELINE:-0}" = 1 ] && exit 0  # ONLY_BASELINE=1: warm GPUs and the one-gpu run, for another script's steps
 
 sharded() {  # sharded NAME N [run options]: N shards in parallel, one GPU each; the last to finish merges them
   local name=$1 n=$2; shift 2
@@ -260,7 +262,9 @@ if one:
           f"{one['solve_loop_s'] - one['solve_s'] - one['verify_s']:.1f} s (end to end {one['end_to_end_s']:.1f} s); "
           f"per-graph {one['graph_s']:.1f} s (load {parts['load_s']:.1f}, sources {parts['sources_s']:.1f}, roofline "
           f"{parts['roofline_s']:.1f}, references {parts['references_s']:.1f}); per-cell setup {one['setup_s']:.1f} s; "
-          f"start-up {one['startup_s']:.1f} s; device constants {one['device_s']:.1f} s; other {one['other_s']:.1f} s")
+          f"start-up {one['startup_s']:.1f} s; device bring-up (context wait, constants) {one['device_s']:.1f} s; other {one['other_s']:.1f} s")
+    if one.get("context"):
+        print(f"one-gpu CUDA context: {one['context']}")
 for name in [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS]:
     timing = (manifest(name) or {}).get("timing")
     if timing:
@@ -268,6 +272,12 @@ for name in [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS]:
         print(f"{name}: elapsed {timing.get('elapsed_s', 0):.1f} s; per shard/task wall {shards} s; summed solves "
               f"{timing['solve_s']:.1f} s, verification {timing['verify_s']:.1f} s, per-graph {timing['graph_s']:.1f} s, "
               f"setup {timing['setup_s']:.1f} s, start-up {timing['startup_s']:.1f} s")
+        contexts = [shard.get("context") or {} for shard in timing["shards"]]
+        if any(contexts):  # gpu/early_context.py: each process's CUDA context, from its start
+            seconds = lambda value: "?" if value is None else f"{value:.2f}"  # noqa: E731
+            print("  CUDA contexts ready at " + ", ".join(seconds(context.get("ready_s")) for context in contexts)
+                  + " s (driver initialised at " + ", ".join(seconds(context.get("initialised_s")) for context in contexts)
+                  + " s); the runs waited " + ", ".join(seconds(context.get("waited_s")) for context in contexts) + " s")
         clock = timing.get("coordinator") or {}
         if "results_s" in clock:  # a --workers or --scheduler run: the coordinator's own clock
             print(f"  coordinator: Dask started in {clock['cluster_s']:.2f} s; tasks submitted at "

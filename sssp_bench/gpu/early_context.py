@@ -4,15 +4,22 @@ A run process spends about 1 s importing (Python, NumPy, CuPy, the runner) and t
 the device, 0.3 s (an H200 host) to 1.1 s (an H100 host) making the CUDA context: measured with
 experiments/harness/cluster_start.py. The driver makes the context without holding the GIL, so a thread started
 before the imports makes it while they run: it retains the device's primary context, the one CuPy's runtime
-uses, and CuPy finds it made. `run` starts it once the config is read, for a config with a GPU implementation (a
-CPU-only run on a GPU host holds no context, which a GPU in exclusive-process mode would give no one else), and a
-Dask worker as it starts. Every shard, worker and one-GPU run starts that much sooner. Nothing timed changes:
-the context was never inside a timed solve.
+uses, and CuPy finds it made. A Dask worker starts it as it starts, `run` in the two steps below (a CPU-only run
+on a GPU host holds no context, which a GPU in exclusive-process mode would give no one else). Every shard, worker
+and one-GPU run starts that much sooner. Nothing timed changes: the context was never inside a timed solve.
 
-`start()` does nothing where SSSP_BENCH_EARLY_CONTEXT is "off", where CUDA_VISIBLE_DEVICES hides every GPU, or
-where the driver library does not load (no GPU here); the thread ends quietly if the driver refuses. A process
-that will fork workers (a `run --workers` coordinator: Dask starts them by fork, workers.py) must not call it:
-CUDA does not survive a fork. `driver_initialized()` says whether this process has initialised CUDA (here or
+Two steps, so that the driver's own start-up (cuInit, 0.17 s alone on an H200 host) begins before the config is
+read: `initialise()` starts the thread, which initialises the driver and then waits; `start()` (which initialises
+too, if need be) lets it make the context. `run` initialises as it begins (no context yet: cuInit makes none) and
+starts once its config names a GPU implementation. Four processes starting together on four GPUs took 1.2 to 1.6 s to
+have their contexts, against 0.35 s alone (4 x H200, experiments/harness/context_timing.py): the driver makes them
+about one at a time. So the runner asks for the GPU only once its first graph is loaded (runner.py), and `wait()`
+says how long it then waited; `record()` keeps when the driver and the context were ready, for the run's timing.
+
+`initialise()` and `start()` do nothing where SSSP_BENCH_EARLY_CONTEXT is "off", where CUDA_VISIBLE_DEVICES hides
+every GPU, or where the driver library does not load (no GPU here); the thread ends quietly if the driver refuses.
+A process that will fork workers (a `run --workers` coordinator: Dask starts them by fork, workers.py) must call
+neither: CUDA does not survive a fork. `driver_initialized()` says whether this process has initialised CUDA (here or
 through CuPy), without initialising it.
 """
 
@@ -21,20 +28,56 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
+import time
+from typing import Any
 
 SWITCH = "SSSP_BENCH_EARLY_CONTEXT"
 _thread: threading.Thread | None = None
+_context_wanted = threading.Event()
+_times: dict[str, float] = {}  # Unix seconds: "initialised" (cuInit done), "ready" (the context made)
+_waited = [0.0]  # seconds the process waited in wait()
 CUDA_ERROR_NOT_INITIALIZED = 3
 
 
-def start() -> threading.Thread | None:
-    """Start making the first visible GPU's CUDA context in a thread (once per process); the thread, or None
-    where it is switched off or no GPU is visible."""
+def initialise() -> threading.Thread | None:
+    """Start the driver's initialisation in a thread (once per process), no context yet; the thread, or None where
+    it is switched off or no GPU is visible."""
     global _thread
     if _thread is None and _wanted():
-        _thread = threading.Thread(target=_retain_primary_context, name="sssp-bench-cuda-context", daemon=True)
+        _thread = threading.Thread(target=_bring_up, name="sssp-bench-cuda-context", daemon=True)
         _thread.start()
     return _thread
+
+
+def start() -> threading.Thread | None:
+    """initialise(), then let the thread make the first visible GPU's CUDA context; the thread, or None where it is
+    switched off or no GPU is visible."""
+    thread = initialise()
+    if thread is not None:
+        _context_wanted.set()
+    return thread
+
+
+def wait() -> float:
+    """Wait until the context start() asked for is made (at once where it is, or none was asked for); the seconds
+    waited."""
+    if _thread is None or not _context_wanted.is_set() or not _thread.is_alive():
+        return 0.0
+    started = time.perf_counter()
+    _thread.join()
+    waited = time.perf_counter() - started
+    _waited[0] += waited
+    return waited
+
+
+def record(process_started_unix: float | None) -> dict[str, Any] | None:
+    """When the driver was initialised and the context made, in seconds from the process's start (None: not, or
+    not yet), and the seconds this process waited for them; None where no thread ran."""
+    if _thread is None or process_started_unix is None:
+        return None
+    since = {name: round(_times[name] - process_started_unix, 4) if name in _times else None
+             for name in ("initialised", "ready")}
+    return {"initialised_s": since["initialised"], "ready_s": since["ready"], "waited_s": round(_waited[0], 4)}
 
 
 def _wanted() -> bool:
@@ -52,15 +95,18 @@ def _driver() -> ctypes.CDLL | None:
         return None
 
 
-def _retain_primary_context() -> None:
+def _bring_up() -> None:
     driver = _driver()
     if driver is None:
         return
     device, context = ctypes.c_int(), ctypes.c_void_p()
     if driver.cuInit(0) != 0 or driver.cuDeviceGet(ctypes.byref(device), 0) != 0:
         return  # the driver's own error surfaces, worded by CuPy, at the run's first GPU use
+    _times["initialised"] = time.time()
+    _context_wanted.wait()  # a CPU-only run never asks: it holds no context
     # Retained for the life of the process, as CuPy's runtime retains it too; the driver frees it at exit
-    driver.cuDevicePrimaryCtxRetain(ctypes.byref(context), device)
+    if driver.cuDevicePrimaryCtxRetain(ctypes.byref(context), device) == 0:
+        _times["ready"] = time.time()
 
 
 def driver_initialized() -> bool:

@@ -2,10 +2,10 @@
 variant whose host loop waits on the device every level then runs several times slower: a kill-check run that took
 17 s alone took 101 s on GPUs that the GPU tests were using at the same time (issue 38, notes/scaleout.md).
 
-The runner asks NVML which processes compute on the run's GPU (gpu/nvml.py) once its own CUDA context is made, before
-each graph and at the end; `manifest["gpu_sharing"]` keeps what it saw, the log says so the first time another
-process shows up, and the report's Provenance has a row for it. A process that came and went between two looks is
-not seen. Where NVML cannot tell (no driver library, a driver that refuses), the record says why and the run goes on.
+The runner asks NVML which processes compute on the run's GPU (gpu/nvml.py) once its own CUDA context is made (at its
+first graph loaded), before each later graph and at the end; `manifest["gpu_sharing"]` keeps what it saw, the log
+says so the first time another process shows up, and the report's Provenance has a row for it. A process that came
+and went between two looks is not seen. Where NVML cannot tell (no driver library, a driver that refuses), the record says why and the run goes on.
 """
 
 from __future__ import annotations

@@ -47,9 +47,10 @@ _ENVIRONMENT_VARIABLES = (
 _GIT_TIMEOUT_S = 2.0
 
 
-def collect() -> dict[str, Any]:
-    """Everything known about this machine and this code, as a JSON-serialisable dict. Never raises."""
-    return {
+def collect(gpu: bool = True) -> dict[str, Any]:
+    """Everything known about this machine and this code, as a JSON-serialisable dict; with gpu=False, all but the
+    GPU's entry (`gpu_entry()`, which waits for the driver: a run asks for it at its first graph). Never raises."""
+    collected = {
         "collected_at": _guarded(lambda: _datetime.datetime.now(_datetime.timezone.utc).isoformat(timespec="seconds")),
         "host": _guarded(socket.gethostname),
         "os": _guarded(platform.platform),
@@ -59,9 +60,16 @@ def collect() -> dict[str, Any]:
         "cpu": _guarded(cpu_info, {"model": None, "logical_cores": None}),
         "memory_total_bytes": _guarded(memory_total_bytes),
         **{name: _process_probe(name) for name in PROCESS_PROBES},
-        "gpu": _guarded(gpu_info, {"available": False, "reason": "GPU probe failed"}),
         "environment": _guarded(lambda: {k: os.environ[k] for k in _ENVIRONMENT_VARIABLES if k in os.environ}, {}),
     }
+    if gpu:
+        collected["gpu"] = gpu_entry()
+    return collected
+
+
+def gpu_entry() -> dict[str, Any]:
+    """The provenance's `gpu` entry: gpu_info(), or why the probe failed. Never raises."""
+    return _guarded(gpu_info, {"available": False, "reason": "GPU probe failed"})
 
 
 PROCESS_PROBES = ("packages", "git", "code")

@@ -47,8 +47,9 @@ verified sources are solved again back to back in an energy phase of their own, 
 records joules per solve, power and the power trace's file (power/). Never around a timed solve; a resumed run
 measures what the interrupted one had not. Where NVML cannot measure, the energy row is "unavailable" with why.
 
-A shared GPU (gpu_sharing.py): on a GPU run NVML is asked which other processes compute on the run's GPU at its
-start, before each graph and at its end (`manifest["gpu_sharing"]`); the log warns the first time one shows up.
+A shared GPU (gpu_sharing.py): on a GPU run NVML is asked which other processes compute on the run's GPU once its
+context is made (at the first graph loaded), before each later graph and at its end (`manifest["gpu_sharing"]`); the
+log warns the first time one shows up.
 
 Stand-ins: a graph entry with a `stand_in` runs its synthetic stand-in when the real catalog graph is not
 fetched (graphs.choose_graph). The manifest's graph record and every row of that graph then carry
@@ -76,7 +77,7 @@ from .order import variant_run_order
 from .resident import PROCESS_MEMO
 from ..errors import NegativeCycleError, UnsupportedGraphError, UserError
 from ..gpu import certificate as device_certificate
-from ..gpu import nvml
+from ..gpu import early_context, nvml
 from ..gpu import runtime as gpu_runtime
 from ..datasets.resolve import LoadedGraph, choose_graph, resolve_path
 from ..graph.load import is_generator_spec
@@ -206,6 +207,7 @@ class Runner:
         self.meter: nvml.Meter | None = None  # NVML on the run's GPU, when energy is measured and NVML works here
         self.meter_reason = ""                 # why not, when it is not
         self.sharing: gpu_sharing.SharingWatch | None = None  # looks at who else computes on the run's GPU
+        self.device_up = False  # _bring_up_device ran (at the first graph loaded)
         if resume:
             self.manifest = json.loads(self.manifest_path.read_text())
         else:
@@ -218,7 +220,7 @@ class Runner:
                 finished=None,
                 status="running",
                 baseline=config.baseline,
-                provenance=provenance.collect(),
+                provenance=provenance.collect(gpu=False),  # the GPU's entry at _bring_up_device
                 graphs={},
                 skipped={},
             )
@@ -249,10 +251,6 @@ class Runner:
             self._preflight()  # before the folder exists (or, resuming, is marked running): a refusal leaves nothing
         self.run_dir.mkdir(parents=True, exist_ok=True)
         write_json_atomic(self.manifest_path, self.manifest)
-        with self.timing.measure("device_s"):
-            self._measure_device_roofline()
-            self._open_meter()
-            self._watch_gpu()
         writer = RowWriter(self.rows_path)
         total = sum(self._solves_per_graph(entry.label, self.config.source_count) for entry in self.config.graphs)
         progress = Progress(total, enabled=self.show_progress)
@@ -262,6 +260,7 @@ class Runner:
                 if self.sharing is not None:
                     self.sharing.check(f"before graph {entry.label}")
                 self._run_graph(entry, writer, progress)
+            self._bring_up_device()  # where no graph was loaded: the manifest's GPU and roofline entries all the same
             self.manifest["status"] = "complete"
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM (interrupts.py: between two solves, under the CLI)
             self.manifest["status"] = "interrupted"
@@ -275,6 +274,8 @@ class Runner:
             writer.close()
             if self.meter is not None:
                 self.meter.close()
+            if "gpu" not in self.manifest["provenance"]:  # the run stopped before it asked for the GPU
+                self.manifest["provenance"]["gpu"] = provenance.gpu_entry()
             if self.sharing is not None:
                 self.sharing.check("at its end")
                 earlier = self.manifest.get("gpu_sharing")  # a resumed run's earlier sessions
@@ -320,6 +321,23 @@ class Runner:
         if recorded.get("stand_in_for"):
             return entry.stand_in, True
         return None, False
+
+    def _bring_up_device(self) -> None:
+        """Once per run, at its first graph loaded (or at its end, where none was): wait for the CUDA context
+        (gpu/early_context.py), name the GPU in the provenance, take the device constants, open NVML and look at
+        who else computes on the GPU. Not sooner: a process that starts beside others waits about a second for its
+        context, which the graph's load, sources and checks on the CPU fill."""
+        if self.device_up:
+            return
+        self.device_up = True
+        with self.timing.measure("device_s"):
+            if self.config.gpu_variants():
+                early_context.wait()
+            self.manifest["provenance"]["gpu"] = provenance.gpu_entry()
+            self._measure_device_roofline()
+            self._open_meter()
+            self._watch_gpu()
+        self.timing.context = early_context.record(self.timing.process_started_unix)
 
     def _measure_device_roofline(self) -> None:
         """(a) and (c) of the roofline, once per run, when a GPU implementation will run on a usable GPU."""
@@ -466,6 +484,7 @@ class Runner:
         sources_s = time.perf_counter() - started
         self.timing.add_graph("sources_s", sources_s)
         self._record_graph(entry, loaded, sources, load_s, sources_s)
+        self._bring_up_device()
         if len(sources) < config.source_count:
             self.log(f"{entry.label}: only {len(sources)} of {config.source_count} vertices qualify as sources")
             progress.advance(self._solves_per_graph(entry.label, config.source_count)

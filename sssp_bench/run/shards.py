@@ -46,9 +46,10 @@ Measured costs (`run --costs-from RUN`, `measured_costs`): an earlier run of the
 record: each cell's seconds per solve (its wall time in the run's `timing.cells` less its setup: solves and
 verification; or, for a run from before timing, its rows' end-to-end solve times) times this config's solves, plus
 its setup per piece (prepare, warm-up and teardown; the prepare rows' times), which every piece of a cut cell pays
-again. Measure on a warm run: a cold one's setup holds the kernels' compile times. A cell that run lacks keeps the
-config's estimate, scaled to seconds by the cells both have. The shard record's
-`split.estimate` says which was used (`kind`: config or measured, the run, how many cells each).
+again, and (from `timing.cells`) the verification of its first piece, which the piece holding the sources compared
+with the reference pays rather than every piece its share. Measure on a warm run: a cold one's setup holds the
+kernels' compile times. A cell that run lacks keeps the config's estimate, scaled to seconds by the cells both have.
+The shard record's `split.estimate` says which was used (`kind`: config or measured, the run, how many cells each).
 
 `merge_shards` joins a complete set of shard folders into one run folder (rows in the unsplit run's order, a cut
 cell's prepare rows reduced to one per outcome, manifests combined, `merged_from` naming each shard and where it
@@ -107,10 +108,15 @@ class Cell:
     cost: float
     sources: int = 0
     setup: float = 0.0  # of `cost`, what each piece of the cell pays once (measured: its prepare and warm-up)
+    checked: float = 0.0  # of `cost`, the reference compares of its first `checked_sources` sources (measured)
+    checked_sources: int = 0
 
     def piece_cost(self, first: int, stop: int) -> float:
-        """Sources [first, stop) as one piece: its share of the solves and a whole setup."""
-        return self.setup + (self.cost - self.setup) * (stop - first) / max(1, self.sources)
+        """Sources [first, stop) as one piece: a whole setup, its share of the solves and of the reference compares
+        (which only the first checked_sources have)."""
+        solves = (self.cost - self.setup - self.checked) * (stop - first) / max(1, self.sources)
+        held = max(0, min(stop, self.checked_sources) - first) / self.checked_sources if self.checked_sources else 0
+        return self.setup + solves + self.checked * held
 
 
 @dataclass(frozen=True)
@@ -248,18 +254,23 @@ def config_cells(config: Config, measured: "MeasuredCosts | None" = None) -> lis
             cells.append(Cell(entry.label, variant.name, sizes[entry.label] * solves * weight, sources))
     if measured is None:
         return cells
-    return measured.costs(cells, config.repetitions)
+    return measured.costs(cells, config.repetitions, min(config.reference_sources, config.source_count))
 
 
 @dataclass
 class CellMeasure:
     """What an earlier run measured of one cell: the seconds of its solves (verification included) and how many,
-    the seconds of its setups (prepare, warm-up, teardown) and how many pieces paid one."""
+    the seconds of its setups (prepare, warm-up, teardown) and how many pieces paid one, and the verification seconds
+    of its pieces that began at source 0 (they hold the sources compared with the reference: most of a cell's
+    verification, 0.23 s against 0.015 s for the next 25 sources of rmat-1M's delta-stepping-async on an H200) and how
+    many such pieces."""
 
     solve_s: float = 0.0
     solves: int = 0
     setup_s: float = 0.0
     pieces: int = 0
+    checked_s: float = 0.0
+    first_pieces: int = 0
 
 
 @dataclass
@@ -271,14 +282,14 @@ class MeasuredCosts:
     per_cell: dict[tuple[str, str], CellMeasure]
     source: str  # "timing" (the manifest's cell records) or "rows"
 
-    def costs(self, cells: list[Cell], repetitions: int) -> list[Cell]:
-        """The cells with measured costs where the run has them (their setup apart), the others' estimates scaled
-        to seconds."""
+    def costs(self, cells: list[Cell], repetitions: int, checked_sources: int = 0) -> list[Cell]:
+        """The cells with measured costs where the run has them (their setup and reference compares apart: the
+        first `checked_sources` are compared), the others' estimates scaled to seconds."""
         known = [cell for cell in cells if self._measured(cell)]
         if not known:
             raise UserError(f"--costs-from {self.run}: that run has no measured solve of this config's cells "
                             f"(graph and variant names must match)")
-        measured = {(cell.graph, cell.variant): self._cell(cell, repetitions) for cell in known}
+        measured = {(cell.graph, cell.variant): self._cell(cell, repetitions, checked_sources) for cell in known}
         estimated = sum(cell.cost for cell in known)
         scale = sum(cell.cost for cell in measured.values()) / estimated if estimated > 0 else 1.0
         return [measured.get((cell.graph, cell.variant)) or Cell(cell.graph, cell.variant, cell.cost * scale,
@@ -287,11 +298,15 @@ class MeasuredCosts:
     def _measured(self, cell: Cell) -> bool:
         return self.per_cell.get((cell.graph, cell.variant), CellMeasure()).solves > 0
 
-    def _cell(self, cell: Cell, repetitions: int) -> Cell:
+    def _cell(self, cell: Cell, repetitions: int, checked_sources: int) -> Cell:
         measure = self.per_cell[(cell.graph, cell.variant)]
         setup = measure.setup_s / max(1, measure.pieces)
-        return Cell(cell.graph, cell.variant, measure.solve_s / measure.solves * max(1, cell.sources * repetitions)
-                    + setup, cell.sources, setup)
+        solves = measure.solve_s / measure.solves * max(1, cell.sources * repetitions)
+        # The reference compares are a cell's few most expensive checks: the piece holding its first sources pays them
+        checked = (min(solves, measure.checked_s / measure.first_pieces) if measure.first_pieces and checked_sources
+                   else 0.0)
+        return Cell(cell.graph, cell.variant, solves + setup, cell.sources, setup, checked,
+                    min(checked_sources, cell.sources) if checked else 0)
 
     def record(self, cells: list[Cell]) -> dict[str, Any]:
         measured = sum(1 for cell in cells if self._measured(cell))
@@ -327,6 +342,9 @@ def _measured_from(runs: list[tuple[dict[str, Any], Any]], path: Path) -> Measur
                 measure.solves += int(item.get("solves") or 0)
                 measure.setup_s += setup
                 measure.pieces += 1
+                if int(item.get("first") or 0) == 0:
+                    measure.checked_s += float(item.get("verify_s") or 0.0)
+                    measure.first_pieces += 1
             continue
         used = "rows"
         for row in rows.to_dict("records"):

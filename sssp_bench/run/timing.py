@@ -4,7 +4,10 @@ A run's wall time (from its process's start to the run's end) is split into:
 
 - startup_s: the process's start to the run's first step (interpreter, imports, the config); a later run in the same
   process (a Dask worker's next task) has none.
-- device_s: the device constants of the roofline and opening NVML, once per run.
+- device_s: once per run, at its first graph loaded: waiting for the CUDA context (gpu/early_context.py), the device
+  constants of the roofline and opening NVML. `context` says when the process's driver and context were ready
+  (seconds from its start) and how long the run waited for them: for a process's first run, where the context was
+  made in a thread.
 - graph_s: per-graph preparation: loading (with the weight rule), picking the sources, the roofline's relax pass and
   hop depths, the reference distances (computed or read from the per-graph cache, per_graph.py), the graph's
   release; `graph_parts` splits it into load_s, sources_s, roofline_s and references_s.
@@ -68,6 +71,8 @@ class RunTiming:
 
     def __init__(self) -> None:
         self.started_unix, startup = claim_startup()
+        self.process_started_unix = self.started_unix if startup > 0 else None  # this process's first run only
+        self.context: dict[str, Any] | None = None  # early_context.record(), set by the runner
         self.began = time.perf_counter()
         self.totals: dict[str, float] = dict.fromkeys(TOTALS, 0.0)
         self.totals["startup_s"] = startup
@@ -119,6 +124,9 @@ class RunTiming:
         record["started_unix"] = earlier.get("started_unix") or self.started_unix
         record["finished_unix"] = time.time()
         record["cells"] = list(earlier.get("cells") or []) + self.cells
+        context = self.context or earlier.get("context")
+        if context:
+            record["context"] = context
         return record
 
 
@@ -134,7 +142,8 @@ def merged_timing(shard_timings: list[tuple[str, dict[str, Any]]]) -> dict[str, 
     merged["graph_parts"] = dict.fromkeys(GRAPH_PARTS, 0.0)
     cells: list[dict[str, Any]] = []
     for run_id, timing in recorded:
-        merged["shards"].append({"run_id": run_id, **{name: timing.get(name) for name in TOTALS}})
+        merged["shards"].append({"run_id": run_id, **{name: timing.get(name) for name in TOTALS},
+                                 **({"context": timing["context"]} if timing.get("context") else {})})
         merged["sessions"] += int(timing.get("sessions") or 0)
         for name in TOTALS:
             merged[name] += float(timing.get(name) or 0.0)
