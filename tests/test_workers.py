@@ -140,6 +140,24 @@ def test_each_worker_is_pinned_to_its_own_gpu_and_runs_no_profiler_beside_its_so
     assert not any(sampling.values())
 
 
+def test_dask_logs_only_its_warnings_here_and_in_the_workers_unless_the_users_dask_config_sets_logging(monkeypatch):
+    import logging
+
+    from sssp_bench.run.workers import LOGGING_VARIABLE, _dask_warnings_only
+
+    monkeypatch.delenv(LOGGING_VARIABLE, raising=False)
+    distributed = logging.getLogger("distributed")
+    before = distributed.level
+    with connect(2, None, ["0", "1"], log=lambda message: None) as client:
+        levels = client.run(lambda: logging.getLogger("distributed").getEffectiveLevel())
+        here = distributed.getEffectiveLevel()
+    assert set(levels.values()) == {logging.WARNING} and here == logging.WARNING
+    assert distributed.level == before and LOGGING_VARIABLE not in os.environ  # as it was, once the cluster closed
+    monkeypatch.setenv(LOGGING_VARIABLE, "info")  # the user's own Dask config
+    with _dask_warnings_only():
+        assert distributed.level == before and os.environ[LOGGING_VARIABLE] == "info"
+
+
 def test_workers_are_spawned_after_numba_started_its_threads_or_where_dask_names_a_method():
     probe = textwrap.dedent("""
         import numba, numpy
@@ -220,6 +238,7 @@ def test_a_worker_killed_mid_shard_loses_nothing_and_repeats_nothing(tmp_path):
     assert len(keys) == len(set(keys)) == 2 * 2 * 40  # nothing lost, nothing twice
     assert counts(summarize(merged)) == counts(summarize(whole))
     assert "workers started by fork, a dead one's successor by spawn" in output
+    assert " - INFO - " not in output  # Dask's own info lines, its successor's included, kept out (workers.py)
     assert json.loads((merged / "manifest.json").read_text())["statuses"] == {"ok": 2 * 2 * 40}
     assert f"{merged.resolve()}: {2 * 2 * 40} ok" in output
 

@@ -32,16 +32,20 @@ release() { kill "${holders[@]}" 2>/dev/null; wait "${holders[@]}" 2>/dev/null; 
 contexts() {  # contexts LABEL: one process alone on GPU 0, then one on each GPU at once
   echo "-- $1, alone:"; CUDA_VISIBLE_DEVICES=0 python3 experiments/harness/context_timing.py time
   echo "-- $1, $n at once:"
-  for gpu in $(seq 0 $last); do CUDA_VISIBLE_DEVICES=$gpu python3 experiments/harness/context_timing.py time & done
-  wait
+  local pids=()
+  for gpu in $(seq 0 $last); do
+    CUDA_VISIBLE_DEVICES=$gpu python3 experiments/harness/context_timing.py time & pids+=($!)
+  done
+  wait "${pids[@]}"  # not the holders
 }
 shards() {  # shards NAME [prefix...]: the N shards at once, their manifests' timing summed up below
-  local name=$1; shift
+  local name=$1 pids=(); shift
   for index in $(seq 1 "$n"); do
     CUDA_VISIBLE_DEVICES=$((index - 1)) "$@" run "$config" --shard "$index/$n" --output "$profiles/runs" \
       --run-id "$name-$index" --costs-from "$runs/one-gpu" --no-progress > "$profiles/$name-$index.log" 2>&1 &
+    pids+=($!)
   done
-  wait
+  wait "${pids[@]}"  # not the holders
 }
 profiled() { python3 -m cProfile -o "$profiles/$PROFILE_NAME.prof" -m sssp_bench.cli "$@"; }
 export -f profiled
@@ -56,12 +60,14 @@ export -f profiled
   python3 -X importtime -c "import sssp_bench.cli, sssp_bench.run.runner, sssp_bench.run.shards" 2>&1 \
     | awk -F'|' 'NR > 1 && $2 + 0 > 50000' | sort -t'|' -k2 -n | tail -15
   echo "== $n shards at once under cProfile, then shard 1 alone"
+  profiling=()
   for index in $(seq 1 "$n"); do
     CUDA_VISIBLE_DEVICES=$((index - 1)) PROFILE_NAME=together-$index bash -c "profiled run '$config' --shard $index/$n \
       --output '$profiles/runs' --run-id together-$index --costs-from '$runs/one-gpu' --no-progress" \
       > "$profiles/together-$index.log" 2>&1 &
+    profiling+=($!)
   done
-  wait
+  wait "${profiling[@]}"
   CUDA_VISIBLE_DEVICES=0 PROFILE_NAME=alone-1 bash -c "profiled run '$config' --shard 1/$n --output '$profiles/runs' \
     --run-id alone-1 --costs-from '$runs/one-gpu' --no-progress" > "$profiles/alone-1.log" 2>&1
   echo "== $n shards at once, no profiler: plain, then with a context held on every GPU"

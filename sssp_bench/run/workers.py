@@ -110,7 +110,8 @@ def _local_cluster(workers: int, gpus: list[str], log: Callable[[str], None]) ->
     # off: every 10 ms it would take the GIL in the worker's event loop to sample the task's stack, beside timed
     # solves whose host loops take the GIL back after every synchronisation (lonestar's and bfs-harish's levels).
     with dask.config.set({"distributed.scheduler.worker-saturation": 1.0,
-                          "distributed.worker.profile.enabled": False}), contextlib.ExitStack() as stack:
+                          "distributed.worker.profile.enabled": False}), _dask_warnings_only(), \
+            contextlib.ExitStack() as stack:
         with dask.config.set({"distributed.worker.multiprocessing-method": method}):
             cluster = stack.enter_context(_started_cluster(workers, gpus, log))
         # The method a Nanny starts a dead worker's successor with is read then, from Dask's config: spawn again, as
@@ -119,6 +120,38 @@ def _local_cluster(workers: int, gpus: list[str], log: Callable[[str], None]) ->
         # forever (measured on an H200 host; the same kill with spawned successors finished in 17 s).
         log(f"workers started by {method}" + (", a dead one's successor by spawn" if method != "spawn" else ""))
         yield cluster
+
+
+LOGGING_VARIABLE = "DASK_LOGGING__DISTRIBUTED"
+"""Dask's logging level for its `distributed` loggers, read by each worker process as it imports Dask."""
+
+
+@contextlib.contextmanager
+def _dask_warnings_only() -> Iterator[None]:
+    """Dask's own log kept to its warnings and errors while a local cluster runs, here and in its worker processes
+    (forked ones inherit the level, spawned ones read LOGGING_VARIABLE): its info lines (every worker's start and
+    stop, every client, about 60 lines a run) and the traceback it logs as info when a worker's stream closes under
+    the cluster's close would bury the run's own lines. Left as Dask has it where the user's Dask config sets
+    `logging`. A killed worker's restart is a warning, and stays."""
+    import logging
+
+    import dask
+
+    if "logging" in dask.config.collect():
+        yield
+        return
+    logger = logging.getLogger("distributed")
+    level, variable = logger.level, os.environ.get(LOGGING_VARIABLE)
+    logger.setLevel(logging.WARNING)
+    os.environ[LOGGING_VARIABLE] = "warning"
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+        if variable is None:
+            os.environ.pop(LOGGING_VARIABLE, None)
+        else:
+            os.environ[LOGGING_VARIABLE] = variable
 
 
 def start_method() -> str:

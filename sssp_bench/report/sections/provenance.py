@@ -158,8 +158,8 @@ def timing_rows(timing: Any) -> list[tuple[str, str]]:
     other = value([sum(float(part.get(name) or 0.0) for name in ("other_s", "device_s", "energy_s"))
                    for part in parts])
     if timing.get("device_s") or timing.get("energy_s"):
-        other += (f": device constants {seconds_text(timing.get('device_s'))}, energy phases "
-                  f"{seconds_text(timing.get('energy_s'))}, the rest {seconds_text(timing.get('other_s'))}")
+        other += (f": GPU bring-up {seconds_text(timing.get('device_s'))} (the context, device constants, NVML), "
+                  f"energy phases {seconds_text(timing.get('energy_s'))}, the rest {seconds_text(timing.get('other_s'))}")
     return [
         ("wall time", wall),
         ("timed solves", value(seconds("solve_s"))),
