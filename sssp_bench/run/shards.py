@@ -47,9 +47,12 @@ record: each cell's seconds per solve (its wall time in the run's `timing.cells`
 verification; or, for a run from before timing, its rows' end-to-end solve times) times this config's solves, plus
 its setup per piece (prepare, warm-up and teardown; the prepare rows' times), which every piece of a cut cell pays
 again, and (from `timing.cells`) the verification of its first piece, which the piece holding the sources compared
-with the reference pays rather than every piece its share. Measure on a warm run: a cold one's setup holds the
-kernels' compile times. A cell that run lacks keeps the config's estimate, scaled to seconds by the cells both have.
-The shard record's `split.estimate` says which was used (`kind`: config or measured, the run, how many cells each).
+with the reference pays rather than every piece its share. Where that run picked the same sources (count, seed,
+min_reached), its rows say how a cell's solve time divides among them, and a range costs its own sources' share
+(sources are not alike: lonestar on a 1024 x 1024 grid took 4.2 s for sources 0 to 49 and 3.5 s for 50 to 99).
+Measure on a warm run: a cold one's setup holds the kernels' compile times. A cell that run lacks keeps the
+config's estimate, scaled to seconds by the cells both have. The shard record's `split.estimate` says which was used
+(`kind`: config or measured, the run, how many cells each).
 
 `merge_shards` joins a complete set of shard folders into one run folder (rows in the unsplit run's order, a cut
 cell's prepare rows reduced to one per outcome, manifests combined, `merged_from` naming each shard and where it
@@ -110,13 +113,14 @@ class Cell:
     setup: float = 0.0  # of `cost`, what each piece of the cell pays once (measured: its prepare and warm-up)
     checked: float = 0.0  # of `cost`, the reference compares of its first `checked_sources` sources (measured)
     checked_sources: int = 0
+    shares: tuple[float, ...] = ()  # each source's share of the solves (measured; they sum to 1), else even shares
 
     def piece_cost(self, first: int, stop: int) -> float:
         """Sources [first, stop) as one piece: a whole setup, its share of the solves and of the reference compares
         (which only the first checked_sources have)."""
-        solves = (self.cost - self.setup - self.checked) * (stop - first) / max(1, self.sources)
+        share = sum(self.shares[first:stop]) if self.shares else (stop - first) / max(1, self.sources)
         held = max(0, min(stop, self.checked_sources) - first) / self.checked_sources if self.checked_sources else 0
-        return self.setup + solves + self.checked * held
+        return self.setup + (self.cost - self.setup - self.checked) * share + self.checked * held
 
 
 @dataclass(frozen=True)
@@ -254,7 +258,8 @@ def config_cells(config: Config, measured: "MeasuredCosts | None" = None) -> lis
             cells.append(Cell(entry.label, variant.name, sizes[entry.label] * solves * weight, sources))
     if measured is None:
         return cells
-    return measured.costs(cells, config.repetitions, min(config.reference_sources, config.source_count))
+    sources = {"count": config.source_count, "seed": config.source_seed, "min_reached": config.min_reached}
+    return measured.costs(cells, config.repetitions, min(config.reference_sources, config.source_count), sources)
 
 
 @dataclass
@@ -271,6 +276,7 @@ class CellMeasure:
     pieces: int = 0
     checked_s: float = 0.0
     first_pieces: int = 0
+    per_source: dict[int, float] = field(default_factory=dict)  # source index -> its solves' seconds (the rows)
 
 
 @dataclass
@@ -281,15 +287,21 @@ class MeasuredCosts:
     config_hash: str | None
     per_cell: dict[tuple[str, str], CellMeasure]
     source: str  # "timing" (the manifest's cell records) or "rows"
+    sources: dict[str, Any] | None = None  # the run's config `sources` (count, seed, min_reached)
 
-    def costs(self, cells: list[Cell], repetitions: int, checked_sources: int = 0) -> list[Cell]:
+    def costs(self, cells: list[Cell], repetitions: int, checked_sources: int = 0,
+              sources: dict[str, Any] | None = None) -> list[Cell]:
         """The cells with measured costs where the run has them (their setup and reference compares apart: the
-        first `checked_sources` are compared), the others' estimates scaled to seconds."""
+        first `checked_sources` are compared), the others' estimates scaled to seconds. Where the run picked the
+        same sources (`sources`: this config's count, seed and min_reached), each cell's solves are shared among
+        its sources as they took in that run."""
         known = [cell for cell in cells if self._measured(cell)]
         if not known:
             raise UserError(f"--costs-from {self.run}: that run has no measured solve of this config's cells "
                             f"(graph and variant names must match)")
-        measured = {(cell.graph, cell.variant): self._cell(cell, repetitions, checked_sources) for cell in known}
+        same_sources = sources is not None and self.sources == sources
+        measured = {(cell.graph, cell.variant): self._cell(cell, repetitions, checked_sources, same_sources)
+                    for cell in known}
         estimated = sum(cell.cost for cell in known)
         scale = sum(cell.cost for cell in measured.values()) / estimated if estimated > 0 else 1.0
         return [measured.get((cell.graph, cell.variant)) or Cell(cell.graph, cell.variant, cell.cost * scale,
@@ -298,7 +310,7 @@ class MeasuredCosts:
     def _measured(self, cell: Cell) -> bool:
         return self.per_cell.get((cell.graph, cell.variant), CellMeasure()).solves > 0
 
-    def _cell(self, cell: Cell, repetitions: int, checked_sources: int) -> Cell:
+    def _cell(self, cell: Cell, repetitions: int, checked_sources: int, same_sources: bool) -> Cell:
         measure = self.per_cell[(cell.graph, cell.variant)]
         setup = measure.setup_s / max(1, measure.pieces)
         solves = measure.solve_s / measure.solves * max(1, cell.sources * repetitions)
@@ -306,7 +318,8 @@ class MeasuredCosts:
         checked = (min(solves, measure.checked_s / measure.first_pieces) if measure.first_pieces and checked_sources
                    else 0.0)
         return Cell(cell.graph, cell.variant, solves + setup, cell.sources, setup, checked,
-                    min(checked_sources, cell.sources) if checked else 0)
+                    min(checked_sources, cell.sources) if checked else 0,
+                    _shares(measure.per_source, cell.sources) if same_sources else ())
 
     def record(self, cells: list[Cell]) -> dict[str, Any]:
         measured = sum(1 for cell in cells if self._measured(cell))
@@ -319,20 +332,29 @@ def measured_costs(path: Path) -> MeasuredCosts:
     cell's setup (prepare, warm-up, teardown) is kept apart from its solves, since every piece of a cut cell pays
     it again: measure on a warm run (kernels compiled, caches filled), or the compile time counts as setup."""
     manifest_path = Path(path) / "manifest.json"
-    if manifest_path.is_file():  # a run folder whose manifest times its cells: no rows to read (nor pandas to import)
+    if manifest_path.is_file():  # a run folder whose manifest times its cells: its rows read as lines (no pandas)
         manifest = read_json(manifest_path)
         if (manifest.get("timing") or {}).get("cells"):
-            return _measured_from([(manifest, None)], Path(path))
+            rows = [json.loads(line) for line in complete_lines(Path(path) / "rows.jsonl")]
+            return _measured_from([(manifest, rows)], Path(path))
     from ..results.load import load_runs
 
     return _measured_from(load_runs(path), Path(path))
 
 
 def _measured_from(runs: list[tuple[dict[str, Any], Any]], path: Path) -> MeasuredCosts:
-    """The per-cell costs of (manifest, rows) pairs: the manifest's cell records, else (older runs) the rows."""
+    """The per-cell costs of (manifest, rows) pairs (rows: a DataFrame or a list of dicts): the manifest's cell
+    records, else (older runs) the rows; and each source's solve seconds from the rows."""
     per_cell: dict[tuple[str, str], CellMeasure] = {}
     used = "timing"
     for manifest, rows in runs:
+        records = rows.to_dict("records") if hasattr(rows, "to_dict") else list(rows or [])
+        for row in records:
+            seconds = next((row[name] for name in ("end_to_end_s", "time_s") if _is_number(row.get(name))), None)
+            if row.get("phase") == "solve" and seconds is not None and _is_number(row.get("source_index")):
+                per_source = per_cell.setdefault((row["graph"], row["variant"]), CellMeasure()).per_source
+                index = int(row["source_index"])
+                per_source[index] = per_source.get(index, 0.0) + float(seconds)
         timed_cells = (manifest.get("timing") or {}).get("cells")
         if timed_cells:
             for item in timed_cells:
@@ -347,7 +369,7 @@ def _measured_from(runs: list[tuple[dict[str, Any], Any]], path: Path) -> Measur
                     measure.first_pieces += 1
             continue
         used = "rows"
-        for row in rows.to_dict("records"):
+        for row in records:
             seconds = next((row[name] for name in ("end_to_end_s", "time_s") if _is_number(row.get(name))), None)
             if row.get("phase") not in ("prepare", "solve") or seconds is None:
                 continue
@@ -359,7 +381,18 @@ def _measured_from(runs: list[tuple[dict[str, Any], Any]], path: Path) -> Measur
                 measure.setup_s += float(seconds)
                 measure.pieces += 1
     first = runs[0][0]
-    return MeasuredCosts(str(first.get("run_id") or path.name), first.get("config_hash"), per_cell, used)
+    return MeasuredCosts(str(first.get("run_id") or path.name), first.get("config_hash"), per_cell, used,
+                         (first.get("config") or {}).get("sources"))
+
+
+def _shares(per_source: dict[int, float], sources: int) -> tuple[float, ...]:
+    """Each of the first `sources` source indexes' share of their summed seconds; () (even shares) unless every one
+    was measured."""
+    seconds = [per_source.get(index) for index in range(sources)]
+    if not sources or any(value is None for value in seconds) or sum(seconds) <= 0:
+        return ()
+    total = sum(seconds)
+    return tuple(value / total for value in seconds)
 
 
 def _is_number(value: Any) -> bool:
