@@ -49,7 +49,8 @@ its setup per piece (prepare, warm-up and teardown; the prepare rows' times), wh
 again, and (from `timing.cells`) the verification of its first piece, which the piece holding the sources compared
 with the reference pays rather than every piece its share. Where that run picked the same sources (count, seed,
 min_reached), its rows say how a cell's solve time divides among them, and a range costs its own sources' share
-(sources are not alike: lonestar on a 1024 x 1024 grid took 4.2 s for sources 0 to 49 and 3.5 s for 50 to 99).
+(sources are not alike: a source compared with the reference also copies its distances back, 12 ms end to end on
+rmat-1M against 1.5 ms for one checked on the device).
 Measure on a warm run: a cold one's setup holds the kernels' compile times. A cell that run lacks keeps the
 config's estimate, scaled to seconds by the cells both have. The shard record's `split.estimate` says which was used
 (`kind`: config or measured, the run, how many cells each).
