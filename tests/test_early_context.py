@@ -68,13 +68,20 @@ def test_run_initialises_the_driver_and_asks_for_a_context_for_a_config_with_a_g
     assert early_context._context_wanted.is_set() is context
 
 
-def test_without_a_driver_nothing_is_waited_for_and_the_record_says_nothing_was_ready(fresh):
+def test_without_a_driver_nothing_is_waited_for_and_nothing_recorded(fresh):
     if _driver_loads():
         pytest.skip("a CUDA driver loads here")
     assert early_context.record(1.0) is None  # no thread ran
     early_context.start().join(timeout=60)
     assert early_context.wait() == 0.0
-    assert early_context.record(1.0) == {"initialised_s": None, "ready_s": None, "waited_s": 0.0}
+    assert early_context.record(1.0) is None  # the thread found no driver
+
+
+def test_the_record_says_when_the_driver_and_the_context_were_ready_from_the_processs_start(fresh):
+    fresh.setattr(early_context, "_thread", threading.Thread(target=lambda: None))  # as if it had run
+    fresh.setattr(early_context, "_times", {"initialised": 101.25, "ready": 101.5})
+    fresh.setattr(early_context, "_waited", [0.125])
+    assert early_context.record(100.0) == {"initialised_s": 1.25, "ready_s": 1.5, "waited_s": 0.125}
 
 
 def test_without_a_driver_no_process_has_initialised_cuda(fresh):

@@ -9,6 +9,8 @@
 # leaves out the shards-N runs (split by the config's estimate), SKIP_KILL=1 the killed-2 run, SKIP_SERVE=1 the
 # served runs; SERVE_ONE=1 adds served-1 and warm-served-1 (the one-GPU baseline through a service), last;
 # ONLY_BASELINE=1 stops after the one-gpu run (warm GPUs and a baseline for another script, e.g. shard_profile.sh).
+# BUDGET_SECONDS=S: no step starts, and none runs on, past S seconds of the script's time, so the table, the records
+# and the archive are always written within a call's limit (give S about 30 s less than the limit).
 #
 # What it runs, every run of the same config (CONFIG, default experiments/harness/issue38-scaleout.yaml) into
 # /tmp/scaleout/runs, its wall time taken here from the command's start to its end:
@@ -115,8 +117,14 @@ fi
 if [ "${FINISH_ONLY:-0}" != 1 ]; then  # FINISH_ONLY=1: only the table, records and archive of the runs made so far
 timed() {  # timed NAME COMMAND...: run it under STEP_SECONDS, its output logged beside the runs, its wall time kept
   local name=$1; shift
+  if [ -n "${BUDGET_SECONDS:-}" ] && [ "$SECONDS" -ge "$BUDGET_SECONDS" ]; then
+    say "$(printf '%-12s skipped: %s s of BUDGET_SECONDS=%s spent' "$name" "$SECONDS" "$BUDGET_SECONDS")"
+    return
+  fi
   local started; started=$(now)
-  timeout "${STEP_SECONDS:-300}" "$@" > "$runs/$name.log" 2>&1
+  local limit=${STEP_SECONDS:-300}
+  [ -z "${BUDGET_SECONDS:-}" ] || limit=$(( limit < BUDGET_SECONDS - SECONDS ? limit : BUDGET_SECONDS - SECONDS ))
+  timeout "$limit" "$@" > "$runs/$name.log" 2>&1
   local status=$?
   local seconds; seconds=$(awk -v a="$started" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
   echo "$name $seconds" >> "$walls"

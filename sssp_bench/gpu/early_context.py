@@ -72,8 +72,8 @@ def wait() -> float:
 
 def record(process_started_unix: float | None) -> dict[str, Any] | None:
     """When the driver was initialised and the context made, in seconds from the process's start (None: not, or
-    not yet), and the seconds this process waited for them; None where no thread ran."""
-    if _thread is None or process_started_unix is None:
+    not yet), and the seconds this process waited for them; None where no thread ran or no driver loaded."""
+    if _thread is None or process_started_unix is None or not (_times or _thread.is_alive()):
         return None
     since = {name: round(_times[name] - process_started_unix, 4) if name in _times else None
              for name in ("initialised", "ready")}
