@@ -21,7 +21,7 @@ def fresh(monkeypatch):
     monkeypatch.setattr(early_context, "_thread", None)
     monkeypatch.setattr(early_context, "_context_wanted", threading.Event())
     monkeypatch.setattr(early_context, "_times", {})
-    monkeypatch.setattr(early_context, "_waited", [0.0])
+    monkeypatch.setattr(early_context, "_waited", 0.0)
     monkeypatch.delenv(early_context.SWITCH, raising=False)
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     return monkeypatch
@@ -80,7 +80,7 @@ def test_without_a_driver_nothing_is_waited_for_and_nothing_recorded(fresh):
 def test_the_record_says_when_the_driver_and_the_context_were_ready_from_the_processs_start(fresh):
     fresh.setattr(early_context, "_thread", threading.Thread(target=lambda: None))  # as if it had run
     fresh.setattr(early_context, "_times", {"initialised": 101.25, "ready": 101.5})
-    fresh.setattr(early_context, "_waited", [0.125])
+    fresh.setattr(early_context, "_waited", 0.125)
     assert early_context.record(100.0) == {"initialised_s": 1.25, "ready_s": 1.5, "waited_s": 0.125}
 
 

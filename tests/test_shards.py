@@ -268,13 +268,24 @@ def test_a_cut_cells_ranges_cost_what_their_own_sources_took_where_the_earlier_r
         {"graph": "g", "variant": "v", "first": 0, "stop": 4, "solves": 4, "setup_s": 0.0, "verify_s": 0.0,
          "wall_s": 10.0}]}}))
     (tmp_path / "rows.jsonl").write_text("".join(
-        json.dumps({"phase": "solve", "graph": "g", "variant": "v", "source_index": index, "end_to_end_s": seconds})
+        json.dumps({"phase": "solve", "graph": "g", "variant": "v", "implementation": "v", "status": "ok",
+                    "source_index": index, "end_to_end_s": seconds})
         + "\n" for index, seconds in enumerate([4.0, 3.0, 2.0, 1.0])))
     measured = measured_costs(tmp_path)
     cell, = measured.costs([Cell("g", "v", 1.0, 4)], repetitions=1, sources=picked)
     assert (cell.piece_cost(0, 2), cell.piece_cost(2, 4)) == (pytest.approx(7.0), pytest.approx(3.0))
     other, = measured.costs([Cell("g", "v", 1.0, 4)], repetitions=1, sources={**picked, "seed": 2})
     assert (other.piece_cost(0, 2), other.piece_cost(2, 4)) == (pytest.approx(5.0), pytest.approx(5.0))  # even
+
+
+def test_costs_from_a_run_whose_rows_are_damaged_is_a_one_line_error_naming_the_line(tmp_path):
+    (tmp_path / "manifest.json").write_text(json.dumps({"run_id": "earlier", "timing": {"cells": [
+        {"graph": "g", "variant": "v", "first": 0, "stop": 2, "solves": 2, "setup_s": 0.0, "wall_s": 1.0}]}}))
+    row = {"run_id": "earlier", "phase": "solve", "graph": "g", "variant": "v", "implementation": "v",
+           "status": "ok", "source_index": 0, "end_to_end_s": 0.5}
+    (tmp_path / "rows.jsonl").write_text(json.dumps(row) + "\n{not json\n" + json.dumps(row) + "\n")
+    with pytest.raises(UserError, match=r"rows\.jsonl:2: not valid JSON"):
+        measured_costs(tmp_path)
 
 
 def test_costs_from_a_run_without_the_configs_cells_is_a_one_line_error(tmp_path):

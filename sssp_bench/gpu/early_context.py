@@ -35,7 +35,7 @@ SWITCH = "SSSP_BENCH_EARLY_CONTEXT"
 _thread: threading.Thread | None = None
 _context_wanted = threading.Event()
 _times: dict[str, float] = {}  # Unix seconds: "initialised" (cuInit done), "ready" (the context made)
-_waited = [0.0]  # seconds the process waited in wait()
+_waited = 0.0  # seconds the process waited in wait()
 CUDA_ERROR_NOT_INITIALIZED = 3
 
 
@@ -61,12 +61,13 @@ def start() -> threading.Thread | None:
 def wait() -> float:
     """Wait until the context start() asked for is made (at once where it is, or none was asked for); the seconds
     waited."""
+    global _waited
     if _thread is None or not _context_wanted.is_set() or not _thread.is_alive():
         return 0.0
     started = time.perf_counter()
     _thread.join()
     waited = time.perf_counter() - started
-    _waited[0] += waited
+    _waited += waited
     return waited
 
 
@@ -77,7 +78,7 @@ def record(process_started_unix: float | None) -> dict[str, Any] | None:
         return None
     since = {name: round(_times[name] - process_started_unix, 4) if name in _times else None
              for name in ("initialised", "ready")}
-    return {"initialised_s": since["initialised"], "ready_s": since["ready"], "waited_s": round(_waited[0], 4)}
+    return {"initialised_s": since["initialised"], "ready_s": since["ready"], "waited_s": round(_waited, 4)}
 
 
 def _wanted() -> bool:

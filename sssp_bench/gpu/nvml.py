@@ -73,13 +73,15 @@ class _Ctypes:
         self.lib.nvmlErrorString.restype = ctypes.c_char_p
         self.lib.nvmlErrorString.argtypes = [ctypes.c_int]
 
-    def _call(self, function: str, *args: Any) -> None:
+    def _call(self, function: str, *args: Any, allowed: tuple[int, ...] = (0,)) -> int:
+        """NVML's return code of `function(*args)`; NvmlError for a code not `allowed` (success only, by default)."""
         try:
             code = getattr(self.lib, function)(*args)
         except AttributeError:
             raise NvmlError(f"{function}: not in this driver's {LIBRARY}") from None
-        if code != 0:
+        if code not in allowed:
             raise NvmlError(f"{function}: {self.lib.nvmlErrorString(code).decode(errors='replace')} (code {code})")
+        return code
 
     def init(self) -> None:
         self._call("nvmlInit_v2")
@@ -132,24 +134,15 @@ class _Ctypes:
         return float(value.value)
 
     def compute_pids(self, handle: Any) -> list[int]:
-        function = "nvmlDeviceGetComputeRunningProcesses_v3"
+        function, either = "nvmlDeviceGetComputeRunningProcesses_v3", (0, NVML_ERROR_INSUFFICIENT_SIZE)
         for _ in range(3):  # asked for the count first; a process may start between the two calls
             count = ctypes.c_uint(0)
-            try:
-                code = getattr(self.lib, function)(handle, ctypes.byref(count), None)
-            except AttributeError:
-                raise NvmlError(f"{function}: not in this driver's {LIBRARY}") from None
-            if code == 0:
+            if self._call(function, handle, ctypes.byref(count), None, allowed=either) == 0:
                 return []
-            if code != NVML_ERROR_INSUFFICIENT_SIZE:
-                raise NvmlError(f"{function}: {self.lib.nvmlErrorString(code).decode(errors='replace')} (code {code})")
             capacity = ctypes.c_uint(count.value + 8)
             infos = (_ProcessInfo * capacity.value)()
-            code = getattr(self.lib, function)(handle, ctypes.byref(capacity), infos)
-            if code == 0:
+            if self._call(function, handle, ctypes.byref(capacity), infos, allowed=either) == 0:
                 return [int(infos[index].pid) for index in range(capacity.value)]
-            if code != NVML_ERROR_INSUFFICIENT_SIZE:
-                raise NvmlError(f"{function}: {self.lib.nvmlErrorString(code).decode(errors='replace')} (code {code})")
         raise NvmlError(f"{function}: the process list kept growing")
 
 

@@ -11,10 +11,7 @@ manifest and compressed rows kept with its report, results/records.py) stands fo
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
-import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -24,10 +21,8 @@ import pandas as pd
 
 from ..errors import UserError
 from ..jsonfile import read_json
-from .schema import (
-    MANIFEST_FILE, NUMERIC_ROW_FIELDS, PHASES, REQUIRED_ROW_FIELDS, ROW_FIELDS, ROWS_FILE, SCHEMA_VERSION,
-    schema_version,
-)
+from .rows import read_rows
+from .schema import MANIFEST_FILE, NUMERIC_ROW_FIELDS, ROW_FIELDS, ROWS_FILE, SCHEMA_VERSION, schema_version
 from .shards import join_split_shards
 
 Run = tuple[dict[str, Any], pd.DataFrame]  # a run's manifest and rows, as load_run returns them
@@ -73,7 +68,7 @@ def _read_manifest(manifest_path: Path, default_run_id: str) -> dict[str, Any]:
 
 
 def _run_rows(rows_path: Path, manifest: dict[str, Any]) -> pd.DataFrame:
-    records, dropped_partial = _read_rows(rows_path)
+    records, dropped_partial = read_rows(rows_path)
     rows = _rows_frame(records)
     rows["run_id"] = str(manifest["run_id"])  # the folder's manifest is the authority on identity
     rows.attrs["partial_last_line"] = dropped_partial
@@ -160,38 +155,6 @@ def _check_version(manifest: dict[str, Any], manifest_path: Path) -> None:
     if version > SCHEMA_VERSION:
         raise UserError(f"{manifest_path}: written in results schema version {version}; this sssp-bench reads "
                         f"versions up to {SCHEMA_VERSION}")
-
-
-def _read_rows(rows_path: Path) -> tuple[list[dict[str, Any]], bool]:
-    """Parsed rows and whether a partial last line (a crash mid-write) was dropped."""
-    try:
-        content = rows_path.read_bytes()
-        if rows_path.name.endswith(".gz"):
-            content = gzip.decompress(content)
-    except (gzip.BadGzipFile, EOFError, zlib.error) as error:  # not gzip, cut short, or a bad checksum
-        raise UserError(f"{rows_path}: damaged gzip file ({error})") from None
-    except OSError as error:
-        raise UserError(f"{rows_path}: cannot read ({error})") from None
-    lines = content.decode(errors="replace").splitlines()
-    numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
-    records: list[dict[str, Any]] = []
-    for position, (number, line) in enumerate(numbered):
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            if position == len(numbered) - 1:
-                return records, True
-            raise UserError(f"{rows_path}:{number}: not valid JSON ({error.msg})") from None
-        if not isinstance(record, dict):
-            raise UserError(f"{rows_path}:{number}: expected a JSON object, got {type(record).__name__}")
-        missing = [field for field in REQUIRED_ROW_FIELDS if record.get(field) is None]
-        if missing:
-            raise UserError(f"{rows_path}:{number}: row has no {missing[0]!r}")
-        if record.get("phase") not in PHASES:
-            raise UserError(f"{rows_path}:{number}: phase must be one of {', '.join(map(repr, PHASES))}, got "
-                            f"{record['phase']!r}")
-        records.append(record)
-    return records, False
 
 
 def _rows_frame(records: list[dict[str, Any]]) -> pd.DataFrame:

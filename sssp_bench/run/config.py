@@ -206,7 +206,8 @@ class Config:
     energy: dict[str, float] | None = None  # {min_window_s, sample_ms, idle_s} when energy is measured; None: not
 
     def gpu_variants(self) -> list[str]:
-        """The names of the variants whose implementation runs on the GPU."""
+        """The names of the variants whose implementation runs on the GPU in this process (an external program's own
+        GPU is its process's: slurm.needs_gpu counts it, for the GPUs a job asks for)."""
         return [variant.name for variant in self.variants if impls.get(variant.implementation).device == "gpu"]
 
     def variants_on(self, label: str) -> list[Variant]:

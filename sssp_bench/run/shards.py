@@ -77,7 +77,8 @@ from typing import Any, Callable, Iterator
 
 from ..errors import UserError
 from ..jsonfile import read_json, write_json_atomic, write_text_atomic
-from ..results.schema import POWER_FOLDER
+from ..results.rows import read_rows
+from ..results.schema import POWER_FOLDER, ROWS_FILE
 from ..results.shards import (coverage_problems, estimate_text, join_problems, joined, row_statuses, shard_entry,
                               shard_problems)
 from .config import Config, GraphEntry
@@ -333,10 +334,11 @@ def measured_costs(path: Path) -> MeasuredCosts:
     cell's setup (prepare, warm-up, teardown) is kept apart from its solves, since every piece of a cut cell pays
     it again: measure on a warm run (kernels compiled, caches filled), or the compile time counts as setup."""
     manifest_path = Path(path) / "manifest.json"
-    if manifest_path.is_file():  # a run folder whose manifest times its cells: its rows read as lines (no pandas)
+    if manifest_path.is_file():  # a run folder whose manifest times its cells: its rows read without pandas
         manifest = read_json(manifest_path)
         if (manifest.get("timing") or {}).get("cells"):
-            rows = [json.loads(line) for line in complete_lines(Path(path) / "rows.jsonl")]
+            rows_path = Path(path) / ROWS_FILE
+            rows = read_rows(rows_path)[0] if rows_path.is_file() else []
             return _measured_from([(manifest, rows)], Path(path))
     from ..results.load import load_runs
 
@@ -351,7 +353,7 @@ def _measured_from(runs: list[tuple[dict[str, Any], Any]], path: Path) -> Measur
     for manifest, rows in runs:
         records = rows.to_dict("records") if hasattr(rows, "to_dict") else list(rows or [])
         for row in records:
-            seconds = next((row[name] for name in ("end_to_end_s", "time_s") if _is_number(row.get(name))), None)
+            seconds = _row_seconds(row)
             if row.get("phase") == "solve" and seconds is not None and _is_number(row.get("source_index")):
                 per_source = per_cell.setdefault((row["graph"], row["variant"]), CellMeasure()).per_source
                 index = int(row["source_index"])
@@ -371,7 +373,7 @@ def _measured_from(runs: list[tuple[dict[str, Any], Any]], path: Path) -> Measur
             continue
         used = "rows"
         for row in records:
-            seconds = next((row[name] for name in ("end_to_end_s", "time_s") if _is_number(row.get(name))), None)
+            seconds = _row_seconds(row)
             if row.get("phase") not in ("prepare", "solve") or seconds is None:
                 continue
             measure = per_cell.setdefault((row["graph"], row["variant"]), CellMeasure())
@@ -394,6 +396,11 @@ def _shares(per_source: dict[int, float], sources: int) -> tuple[float, ...]:
         return ()
     total = sum(seconds)
     return tuple(value / total for value in seconds)
+
+
+def _row_seconds(row: dict[str, Any]) -> float | None:
+    """A row's seconds: end to end where it has them, else its timed seconds; None where it has neither."""
+    return next((row[name] for name in ("end_to_end_s", "time_s") if _is_number(row.get(name))), None)
 
 
 def _is_number(value: Any) -> bool:
