@@ -14,7 +14,7 @@ from sssp_bench.run import resident as resident_module
 from sssp_bench.run.config import GraphEntry
 from sssp_bench.run.runner import resume_run, start_run
 from sssp_bench.results.shards import missing_shards
-from sssp_bench.run.shards import (Cell, config_cells, estimated_arcs, measured_costs, merge_shards,
+from sssp_bench.run.shards import (Cell, Piece, Split, apply_shard, config_cells, estimated_arcs, measured_costs, merge_shards,
                                    merge_when_complete, parse_shard, queue_split, select_shard, spec_arcs, split_cells,
                                    spread_split)
 
@@ -310,6 +310,41 @@ def test_the_queue_split_is_small_tasks_in_run_order_each_on_one_graph(tmp_path)
         (cell.graph, cell.variant): list(range(cell.sources)) for cell in config_cells(config)}
     costs = [sum(piece.cost for piece in task) for task in split.shards]
     assert max(costs) <= sum(costs) / 2 * 0.5 * 1.2  # none larger than about half of what a worker has to do
+
+
+def test_a_queue_task_holds_at_most_one_piece_of_a_cell_where_measured_shares_are_uneven(tmp_path):
+    # As on the device: the first sources (compared with the reference, their distances copied back) cost many times
+    # the rest. A piece cut by the average source's cost then left room in its task for a second piece of the
+    # same cell, and a run keeps one range per cell: the task ran only the second.
+    text = """
+        graphs: [{graph: "grid:rows=8,cols=8,seed=1", label: grid}, {graph: "chain:n=40", label: chain}]
+        implementations: [cpu-dijkstra, cpu-bfs]
+        sources: {count: 40, seed: 1}
+    """
+    picked = {"count": 40, "seed": 1, "min_reached": None}
+    seconds = [0.03] * 10 + [0.0015] * 30
+    cells = [(graph, variant) for graph in ("grid", "chain") for variant in ("cpu-dijkstra", "cpu-bfs")]
+    (tmp_path / "manifest.json").write_text(json.dumps({"run_id": "earlier", "config": {"sources": picked},
+                                                        "timing": {"cells": [
+        {"graph": graph, "variant": variant, "first": 0, "stop": 40, "solves": 40, "setup_s": 0.05, "verify_s": 0.0,
+         "wall_s": 0.05 + sum(seconds)} for graph, variant in cells]}}))
+    (tmp_path / "rows.jsonl").write_text("".join(
+        json.dumps({"phase": "solve", "graph": graph, "variant": variant, "implementation": variant, "status": "ok",
+                    "source_index": index, "end_to_end_s": cost}) + "\n"
+        for graph, variant in cells for index, cost in enumerate(seconds)))
+    measured = measured_costs(tmp_path)
+    for workers in (2, 3, 4, 6, 8):
+        split = queue_split(make_config(tmp_path, text), workers, measured)
+        assert all(len({piece.cell for piece in task}) == len(task) for task in split.shards), workers
+        dealt, _ = solves_dealt(split.shards)
+        assert all(sorted(indexes) == list(range(40)) for indexes in dealt.values())
+
+
+def test_a_shard_with_two_ranges_of_one_cell_is_refused_not_run_short(tmp_path):
+    config = make_config(tmp_path, SPLIT)
+    pieces = (Piece("grid", "cpu-bfs", 0, 2, 4, 1.0), Piece("grid", "cpu-bfs", 2, 4, 4, 1.0))
+    with pytest.raises(UserError, match=r"^the shard holds two source ranges of cell grid/cpu-bfs"):
+        apply_shard(config, Split("queue", (pieces,)), 1)
 
 
 def test_shards_run_each_graphs_variants_in_the_unsplit_runs_order_and_the_merge_records_it(tmp_path):

@@ -475,27 +475,28 @@ def queue_split(config: Config, workers: int, measured: MeasuredCosts | None = N
         task: list[Piece] = []
         task_cost, target = 0.0, None
         for cell in running:
-            per_source = (cell.cost - cell.setup) / cell.sources
             first = 0
             while first < cell.sources:
                 if target is None:
                     target = max(QUEUE_SHARE * left / workers, smallest)
-                rest = cell.sources - first
-                room = target - task_cost - cell.setup  # a piece pays the cell's setup once
-                take = rest if per_source <= 0 else min(rest, max(0, round(room / per_source)))
-                if take == 0 and task:  # the task is full: close it, and this cell opens the next
+                stop = _largest_stop(cell, first, target - task_cost)
+                if stop == first and task:  # the task is full: close it, and this cell opens the next
                     tasks.append(tuple(task))
                     left -= task_cost
                     task, task_cost, target = [], 0.0, None
                     continue
-                take = max(take, 1)
+                stop = max(stop, first + 1)
+                rest, take = cell.sources - first, stop - first
                 if rest - take <= max(1, rest // 10) and rest - take < take:  # no tail of a source or two
-                    take = rest
-                stop = first + take
+                    stop = cell.sources
                 piece = Piece(cell.graph, cell.variant, first, stop, cell.sources, cell.piece_cost(first, stop))
                 task.append(piece)
                 task_cost += piece.cost
                 first = stop
+                if first < cell.sources:  # a task holds one piece of a cell (a run keeps one source range per
+                    tasks.append(tuple(task))  # cell): the cell's next piece opens the next task
+                    left -= task_cost
+                    task, task_cost, target = [], 0.0, None
         if task:  # a graph's end ends its task
             tasks.append(tuple(task))
             left -= task_cost
@@ -504,6 +505,18 @@ def queue_split(config: Config, workers: int, measured: MeasuredCosts | None = N
     order = {(cell.graph, cell.variant): position for position, cell in enumerate(cells)}
     return Split("queue", tuple(tuple(sorted(task, key=lambda piece: order[piece.cell])) for task in tasks),
                  _estimate_record(cells, measured))
+
+
+def _largest_stop(cell: Cell, first: int, room: float) -> int:
+    """The largest stop whose piece [first, stop) of `cell` costs at most `room` (first where none does)."""
+    low, high = first, cell.sources  # piece_cost grows with stop: the answer lies in [low, high]
+    while low < high:
+        middle = (low + high + 1) // 2
+        if cell.piece_cost(first, middle) <= room:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def split_cells(config: Config, count: int, measured: MeasuredCosts | None = None) -> list[list[Piece]]:
@@ -559,6 +572,11 @@ def shard_pieces(record: dict[str, Any]) -> list[Piece]:
 
 
 def _restrict(config: Config, pieces: tuple[Piece, ...] | list[Piece]) -> None:
+    cells = [piece.cell for piece in pieces]
+    twice = sorted({cell for cell in cells if cells.count(cell) > 1})
+    if twice:  # a run keeps one source range per cell: the second would silently replace the first
+        raise UserError(f"the shard holds two source ranges of cell {'/'.join(twice[0])}; a run keeps one range per "
+                        f"cell, so the split must give a shard at most one piece of each cell")
     config.cells = frozenset(piece.cell for piece in pieces)
     config.source_ranges = {piece.cell: (piece.first, piece.stop) for piece in pieces if not piece.whole}
     config.graphs = [entry for entry in config.graphs if any(piece.graph == entry.label for piece in pieces)]
