@@ -52,6 +52,12 @@ def test_initialising_asks_for_no_context_and_start_asks_for_it(fresh):
     assert early_context.start() is thread and early_context._context_wanted.is_set()
 
 
+def test_it_is_ready_at_once_where_no_context_is_coming(fresh):
+    assert early_context.ready()  # no thread
+    early_context.initialise()
+    assert early_context.ready()  # the driver initialising, no context asked for: nothing to wait for
+
+
 @pytest.mark.parametrize("implementations, context", [("[cpu-dijkstra]", False), ("[cpu-dijkstra, hbf]", True)])
 def test_run_initialises_the_driver_and_asks_for_a_context_for_a_config_with_a_gpu_implementation_only(
         fresh, tmp_path, implementations, context):

@@ -194,6 +194,48 @@ def test_a_graph_that_fails_to_load_is_named_and_a_resume_does_not_try_it_again(
     assert read_rows(outcome.run_dir) == rows  # not loaded again, no row written twice
 
 
+def context_made_after(calls, monkeypatch):
+    """early_context.ready() as in a process whose CUDA context the driver makes after `calls` more questions."""
+    from sssp_bench.run import runner as runner_module
+
+    answers = iter([False] * calls)
+    monkeypatch.setattr(runner_module.early_context, "ready", lambda: next(answers, True))
+
+
+def test_while_the_context_is_made_the_next_graphs_load_once_each_and_keep_their_load_seconds(tmp_path, monkeypatch):
+    text = TINY.replace(
+        '      - {graph: "rmat:n=128,m=1024,seed=2", label: rmat}\n',
+        '      - {graph: "rmat:n=128,m=1024,seed=2", label: rmat}\n      - {graph: "chain:n=30", label: chain}\n')
+    loaded = []
+    from sssp_bench.run import resident as resident_module
+
+    original = resident_module.load_graph
+    monkeypatch.setattr(resident_module, "load_graph", lambda *args: loaded.append(args[1]) or original(*args))
+    from sssp_bench.run.runner import Runner
+
+    loaded_at_first_cell = []
+    original_cell = Runner._run_variant
+    monkeypatch.setattr(Runner, "_run_variant", lambda self, *args: (
+        loaded_at_first_cell or loaded_at_first_cell.append(list(loaded))) and None or original_cell(self, *args))
+    context_made_after(3, monkeypatch)  # not ready at bring-up, nor after rmat's load: chain loads too
+    outcome = start_run(make_config(tmp_path, text), run_id="prefetched", show_progress=False)
+    assert loaded_at_first_cell == [["grid", "rmat", "chain"]]  # all loaded before grid's first cell ran
+    assert loaded == ["grid", "rmat", "chain"]  # and once each
+    manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
+    assert all(manifest["graphs"][label]["load_s"] > 0 for label in ("grid", "rmat", "chain"))
+    assert manifest["timing"]["graph_parts"]["load_s"] >= sum(manifest["graphs"][label]["load_s"]
+                                                               for label in ("grid", "rmat", "chain"))
+    rows = read_rows(outcome.run_dir)
+    assert sum(row["phase"] == "solve" and row["status"] == "ok" for row in rows) == 3 * 3 * 5
+
+
+def test_a_graph_that_fails_to_load_while_the_context_is_made_is_recorded_as_any_other(tmp_path, monkeypatch):
+    context_made_after(5, monkeypatch)
+    outcome = start_run(make_config(tmp_path, BROKEN), run_id="broken", show_progress=False)
+    assert list(outcome.not_loaded) == ["bad-spec"]
+    assert "parameter 'rows' must be an integer" in outcome.not_loaded["bad-spec"]
+
+
 ORDERED = """
     graphs:
       - {graph: "grid:rows=5,cols=5,seed=1", label: grid}

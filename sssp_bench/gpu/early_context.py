@@ -62,13 +62,19 @@ def wait() -> float:
     """Wait until the context start() asked for is made (at once where it is, or none was asked for); the seconds
     waited."""
     global _waited
-    if _thread is None or not _context_wanted.is_set() or not _thread.is_alive():
+    if ready():
         return 0.0
     started = time.perf_counter()
     _thread.join()
     waited = time.perf_counter() - started
     _waited += waited
     return waited
+
+
+def ready() -> bool:
+    """Whether wait() would return at once: the context start() asked for is made, or none is coming (none asked
+    for, switched off, no GPU, or the driver refused)."""
+    return _thread is None or not _context_wanted.is_set() or not _thread.is_alive()
 
 
 def record(process_started_unix: float | None) -> dict[str, Any] | None:

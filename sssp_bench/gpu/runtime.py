@@ -115,6 +115,15 @@ def cupy_module():
     return _cupy
 
 
+def import_cupy() -> None:
+    """Import CuPy (a few tenths of a second), making no CUDA call: a run does it while the driver makes its context
+    (runner.py). Any failure is left to gpu_status() to word, at the run's first GPU use."""
+    try:
+        import cupy  # noqa: F401
+    except Exception:  # noqa: BLE001 - a missing or broken CuPy is reported by gpu_status()
+        pass
+
+
 _attributes: dict[int, dict[str, int]] = {}
 
 

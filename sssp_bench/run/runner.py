@@ -90,6 +90,9 @@ from ..results.schema import (MANIFEST_FILE, ROWS_FILE, STATUSES, new_manifest, 
                                trace_file)
 from .timing import RunTiming
 
+PREFETCH_HOST_BYTES = 4 << 30
+"""While the CUDA context is made, the run's next graphs are loaded on the host until they hold this much."""
+
 
 @dataclass
 class RunOutcome:
@@ -208,6 +211,8 @@ class Runner:
         self.meter_reason = ""                 # why not, when it is not
         self.sharing: gpu_sharing.SharingWatch | None = None  # looks at who else computes on the run's GPU
         self.device_up = False  # _bring_up_device ran (at the first graph loaded)
+        self.loading: set[str] = set()  # graph labels _run_graph has begun on
+        self.prefetched: dict[str, tuple[LoadedGraph, float]] = {}  # label -> (graph, load seconds), for _run_graph
         if resume:
             self.manifest = json.loads(self.manifest_path.read_text())
         else:
@@ -326,10 +331,15 @@ class Runner:
         """Once per run, at its first graph loaded (or at its end, where none was): wait for the CUDA context
         (gpu/early_context.py), name the GPU in the provenance, take the device constants, open NVML and look at
         who else computes on the GPU. Not sooner: a process that starts beside others waits about a second for its
-        context, which the graph's load, sources and checks on the CPU fill."""
+        context, which the graph's load, sources and checks on the CPU fill; what is left of that wait goes to
+        CuPy's import and the next graphs' loads (_prefetch_graphs)."""
         if self.device_up:
             return
         self.device_up = True
+        if not early_context.ready():  # what needs no context, done while the driver makes it
+            with self.timing.measure("device_s"):
+                gpu_runtime.import_cupy()
+            self._prefetch_graphs(until=early_context.ready)
         with self.timing.measure("device_s"):
             if self.config.gpu_variants():
                 early_context.wait()
@@ -338,6 +348,34 @@ class Runner:
             self._open_meter()
             self._watch_gpu()
         self.timing.context = early_context.record(self.timing.process_started_unix)
+
+    def _prefetch_graphs(self, until: Callable[[], bool]) -> None:
+        """Load the run's next graphs on the host, in run order, until `until()` (the context made) or past
+        PREFETCH_HOST_BYTES: _run_graph takes them from here. Where several processes start together the driver
+        makes their contexts about one at a time, and a run would otherwise wait a second doing nothing (issue 38).
+        A graph that fails to load here is left to _run_graph, which loads it again and records why."""
+        held = 0
+        for entry in self.config.graphs:
+            if (entry.label in self.loading or entry.label in self.prefetched or self._graph_finished(entry.label)
+                    or entry.label in (self.manifest.get("not_loaded") or {})):
+                continue
+            if until() or held > PREFETCH_HOST_BYTES:
+                return
+            started = time.perf_counter()
+            try:
+                loaded = self._load(entry)
+            except (UserError, OSError, MemoryError):
+                continue
+            finally:
+                seconds = time.perf_counter() - started
+                self.timing.add_graph("load_s", seconds)
+            self.prefetched[entry.label] = (loaded, seconds)
+            held += sum(array.nbytes for array in (loaded.graph.row_offsets, loaded.graph.column_ids,
+                                                   loaded.graph.weights) if array is not None)
+
+    def _load(self, entry: GraphEntry) -> LoadedGraph:
+        stand_in, force = self._stand_in_choice(entry)
+        return PROCESS_MEMO.loaded_graph(entry, self.config.datasets, stand_in, force)
 
     def _measure_device_roofline(self) -> None:
         """(a) and (c) of the roofline, once per run, when a GPU implementation will run on a usable GPU."""
@@ -454,10 +492,11 @@ class Runner:
             self.log(f"{entry.label}: not loaded in an earlier session; not tried again")
             return
         progress.describe(entry.label, "loading")
+        self.loading.add(entry.label)
         started = time.perf_counter()
+        prefetched = self.prefetched.pop(entry.label, None)  # loaded while the context was made: timed then
         try:
-            stand_in, force = self._stand_in_choice(entry)
-            loaded = PROCESS_MEMO.loaded_graph(entry, config.datasets, stand_in, force)
+            loaded = prefetched[0] if prefetched else self._load(entry)
         except (UserError, OSError, MemoryError) as error:
             self.timing.add_graph("load_s", time.perf_counter() - started)
             status, message = classify(error) if not isinstance(error, UserError) else ("error", str(error))
@@ -470,8 +509,11 @@ class Runner:
             self.manifest.setdefault("not_loaded", {})[entry.label] = message
             write_json_atomic(self.manifest_path, self.manifest)
             return
-        load_s = time.perf_counter() - started
-        self.timing.add_graph("load_s", load_s)
+        if prefetched:
+            load_s = prefetched[1]
+        else:
+            load_s = time.perf_counter() - started
+            self.timing.add_graph("load_s", load_s)
         graph = loaded.graph
         if loaded.stand_in_for:
             self.stand_ins[entry.label] = (loaded.stand_in_for, loaded.stand_in)
