@@ -54,6 +54,8 @@ mkdir -p "$out" "$runs" "$SSSP_BENCH_DATASETS"
 summary=$out/scaleout.txt
 walls=$work/walls.txt  # "NAME SECONDS" per timed run, for the table (FINISH_ONLY=1 reads it back)
 if [ "${FINISH_ONLY:-0}" != 1 ]; then
+  # A machine lent again may keep /tmp from an earlier call: its runs would join this call's records and archive
+  rm -rf "$runs" "$work/records" && mkdir -p "$runs"
   : > "$summary"
   : > "$walls"
 fi
