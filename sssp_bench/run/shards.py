@@ -16,7 +16,8 @@ source range of a cell) into n shards, in one of two ways:
   the unsplit run runs them (graph-major): guided self-scheduling, each task about QUEUE_SHARE of what is left for
   each worker, never less than 1/QUEUE_SMALLEST of a worker's fair share, so the tasks shrink towards the end and
   no worker waits long for the last one, whatever the estimate said. A task ends at its graph's end, so a worker
-  loads a graph once for a run of tasks on it (and keeps it between them: resident.py).
+  loads a graph once for a run of tasks on it (and keeps it between them: resident.py). A task holds at most one
+  piece of a cell (a run keeps one source range per cell): a cell cut at a task's end goes on in the next task.
 
 A config that measures energy is never cut (each cell's energy phase solves its verified sources in one go).
 
