@@ -85,7 +85,7 @@ def test_the_least_recently_used_graph_leaves_first_when_the_budget_is_full(tmp_
     kept_grid = memo.loaded_graph(grid, tmp_path, None, False)
     kept_chain = memo.loaded_graph(chain, tmp_path, None, False)
     assert memo.loaded_graph(grid, tmp_path, None, False) is kept_grid  # both resident; chain is now the older
-    both = resident._graph_bytes(kept_grid) + resident._graph_bytes(kept_chain)
+    both = kept_grid.graph.nbytes + kept_chain.graph.nbytes
     monkeypatch.setattr(resident, "RESIDENT_HOST_BYTES", both - 1)  # a third graph needs room
     star = memo.loaded_graph(GraphEntry("star:n=20", "star", "keep"), tmp_path, None, False)
     assert memo.keeps(star) and memo.keeps(kept_grid) and not memo.keeps(kept_chain)

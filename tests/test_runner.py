@@ -200,12 +200,15 @@ def context_made_after(calls, monkeypatch):
 
     answers = iter([False] * calls)
     monkeypatch.setattr(runner_module.early_context, "ready", lambda: next(answers, True))
+    monkeypatch.setattr(runner_module.early_context, "wait", lambda: 0.0)  # no driver here: no thread to join
 
 
 def test_while_the_context_is_made_the_next_graphs_load_once_each_and_keep_their_load_seconds(tmp_path, monkeypatch):
+    # A GPU implementation beside the CPU ones (only a GPU run waits for a context; without a GPU, hbf is skipped)
     text = TINY.replace(
         '      - {graph: "rmat:n=128,m=1024,seed=2", label: rmat}\n',
-        '      - {graph: "rmat:n=128,m=1024,seed=2", label: rmat}\n      - {graph: "chain:n=30", label: chain}\n')
+        '      - {graph: "rmat:n=128,m=1024,seed=2", label: rmat}\n      - {graph: "chain:n=30", label: chain}\n'
+    ).replace("[cpu-dijkstra, cpu-bf-queue, cpu-bfs]", "[cpu-dijkstra, cpu-bf-queue, cpu-bfs, hbf]")
     loaded = []
     from sssp_bench.run import resident as resident_module
 
@@ -230,8 +233,9 @@ def test_while_the_context_is_made_the_next_graphs_load_once_each_and_keep_their
 
 
 def test_a_graph_that_fails_to_load_while_the_context_is_made_is_recorded_as_any_other(tmp_path, monkeypatch):
-    context_made_after(5, monkeypatch)
-    outcome = start_run(make_config(tmp_path, BROKEN), run_id="broken", show_progress=False)
+    context_made_after(2, monkeypatch)  # not ready at bring-up, nor before bad-spec's load
+    text = BROKEN.replace("[cpu-dijkstra, cpu-bfs]", "[cpu-dijkstra, cpu-bfs, hbf]")
+    outcome = start_run(make_config(tmp_path, text), run_id="broken", show_progress=False)
     assert list(outcome.not_loaded) == ["bad-spec"]
     assert "parameter 'rows' must be an integer" in outcome.not_loaded["bad-spec"]
 

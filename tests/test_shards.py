@@ -14,9 +14,9 @@ from sssp_bench.run import resident as resident_module
 from sssp_bench.run.config import GraphEntry
 from sssp_bench.run.runner import resume_run, start_run
 from sssp_bench.results.shards import missing_shards
-from sssp_bench.run.shards import (Cell, Piece, Split, apply_shard, config_cells, estimated_arcs, measured_costs, merge_shards,
-                                   merge_when_complete, parse_shard, queue_split, select_shard, spec_arcs, split_cells,
-                                   spread_split)
+from sssp_bench.run.shards import (Cell, Piece, Split, apply_shard, config_cells, estimated_arcs, measured_costs,
+                                   merge_shards, merge_when_complete, parse_shard, queue_split, select_shard, spec_arcs,
+                                   split_cells, spread_split)
 
 from runs import make_config, read_rows
 
@@ -261,17 +261,23 @@ def test_the_piece_holding_the_sources_compared_with_the_reference_pays_their_ve
     assert sum(quarters) == pytest.approx(cell.cost + 3 * cell.setup)
 
 
+def earlier_run(folder, picked, cells, seconds, setup_s=0.0):
+    """An earlier run's manifest and rows, as `--costs-from` reads them: its sources picked as `picked`, and each of
+    its (graph, variant) cells one piece whose sources took `seconds` each (after a setup of `setup_s`)."""
+    (folder / "manifest.json").write_text(json.dumps({"run_id": "earlier", "config": {"sources": picked},
+                                                      "timing": {"cells": [
+        {"graph": graph, "variant": variant, "first": 0, "stop": len(seconds), "solves": len(seconds),
+         "setup_s": setup_s, "verify_s": 0.0, "wall_s": setup_s + sum(seconds)} for graph, variant in cells]}}))
+    (folder / "rows.jsonl").write_text("".join(
+        json.dumps({"phase": "solve", "graph": graph, "variant": variant, "implementation": variant, "status": "ok",
+                    "source_index": index, "end_to_end_s": cost}) + "\n"
+        for graph, variant in cells for index, cost in enumerate(seconds)))
+    return measured_costs(folder)
+
+
 def test_a_cut_cells_ranges_cost_what_their_own_sources_took_where_the_earlier_run_picked_the_same(tmp_path):
     picked = {"count": 4, "seed": 1, "min_reached": None}
-    (tmp_path / "manifest.json").write_text(json.dumps({"run_id": "earlier", "config": {"sources": picked},
-                                                        "timing": {"cells": [
-        {"graph": "g", "variant": "v", "first": 0, "stop": 4, "solves": 4, "setup_s": 0.0, "verify_s": 0.0,
-         "wall_s": 10.0}]}}))
-    (tmp_path / "rows.jsonl").write_text("".join(
-        json.dumps({"phase": "solve", "graph": "g", "variant": "v", "implementation": "v", "status": "ok",
-                    "source_index": index, "end_to_end_s": seconds})
-        + "\n" for index, seconds in enumerate([4.0, 3.0, 2.0, 1.0])))
-    measured = measured_costs(tmp_path)
+    measured = earlier_run(tmp_path, picked, [("g", "v")], [4.0, 3.0, 2.0, 1.0])
     cell, = measured.costs([Cell("g", "v", 1.0, 4)], repetitions=1, sources=picked)
     assert (cell.piece_cost(0, 2), cell.piece_cost(2, 4)) == (pytest.approx(7.0), pytest.approx(3.0))
     other, = measured.costs([Cell("g", "v", 1.0, 4)], repetitions=1, sources={**picked, "seed": 2})
@@ -321,18 +327,9 @@ def test_a_queue_task_holds_at_most_one_piece_of_a_cell_where_measured_shares_ar
         implementations: [cpu-dijkstra, cpu-bfs]
         sources: {count: 40, seed: 1}
     """
-    picked = {"count": 40, "seed": 1, "min_reached": None}
-    seconds = [0.03] * 10 + [0.0015] * 30
     cells = [(graph, variant) for graph in ("grid", "chain") for variant in ("cpu-dijkstra", "cpu-bfs")]
-    (tmp_path / "manifest.json").write_text(json.dumps({"run_id": "earlier", "config": {"sources": picked},
-                                                        "timing": {"cells": [
-        {"graph": graph, "variant": variant, "first": 0, "stop": 40, "solves": 40, "setup_s": 0.05, "verify_s": 0.0,
-         "wall_s": 0.05 + sum(seconds)} for graph, variant in cells]}}))
-    (tmp_path / "rows.jsonl").write_text("".join(
-        json.dumps({"phase": "solve", "graph": graph, "variant": variant, "implementation": variant, "status": "ok",
-                    "source_index": index, "end_to_end_s": cost}) + "\n"
-        for graph, variant in cells for index, cost in enumerate(seconds)))
-    measured = measured_costs(tmp_path)
+    measured = earlier_run(tmp_path, {"count": 40, "seed": 1, "min_reached": None}, cells,
+                           [0.03] * 10 + [0.0015] * 30, setup_s=0.05)
     for workers in (2, 3, 4, 6, 8):
         split = queue_split(make_config(tmp_path, text), workers, measured)
         assert all(len({piece.cell for piece in task}) == len(task) for task in split.shards), workers

@@ -100,6 +100,11 @@ class CSRGraph:
     def weight_dtype(self) -> np.dtype | None:
         return None if self.weights is None else self.weights.dtype
 
+    @property
+    def nbytes(self) -> int:
+        """The bytes of its arrays (row offsets, column ids, weights) on the host."""
+        return sum(array.nbytes for array in (self.row_offsets, self.column_ids, self.weights) if array is not None)
+
     def out_degrees(self) -> np.ndarray:
         return np.diff(self.row_offsets)
 

@@ -104,7 +104,7 @@ class ProcessMemo:
         return next((kept for kept in self._graphs.values() if kept.loaded is loaded), None)
 
     def _make_room(self) -> None:
-        while self._graphs and (sum(_graph_bytes(kept.loaded) for kept in self._graphs.values()) > RESIDENT_HOST_BYTES
+        while self._graphs and (sum(kept.loaded.graph.nbytes for kept in self._graphs.values()) > RESIDENT_HOST_BYTES
                                 or gpu_runtime.device_used_fraction() > RESIDENT_DEVICE_FRACTION):
             self._evict(next(iter(self._graphs)))
 
@@ -116,11 +116,6 @@ class ProcessMemo:
 
 def _cell_key(variant: Variant) -> tuple[str, str]:
     return variant.name, json.dumps(variant.params, sort_keys=True, default=str)
-
-
-def _graph_bytes(loaded: LoadedGraph) -> int:
-    graph = loaded.graph
-    return sum(array.nbytes for array in (graph.row_offsets, graph.column_ids, graph.weights) if array is not None)
 
 
 PROCESS_MEMO = ProcessMemo()

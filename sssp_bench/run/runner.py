@@ -336,12 +336,13 @@ class Runner:
         if self.device_up:
             return
         self.device_up = True
-        if not early_context.ready():  # what needs no context, done while the driver makes it
+        on_gpu = bool(self.config.gpu_variants())  # else no context is waited for (a worker may be making one)
+        if on_gpu and not early_context.ready():  # what needs no context, done while the driver makes it
             with self.timing.measure("device_s"):
                 gpu_runtime.import_cupy()
             self._prefetch_graphs(until=early_context.ready)
         with self.timing.measure("device_s"):
-            if self.config.gpu_variants():
+            if on_gpu:
                 early_context.wait()
             self.manifest["provenance"]["gpu"] = provenance.gpu_entry()
             self._measure_device_roofline()
@@ -370,8 +371,7 @@ class Runner:
                 seconds = time.perf_counter() - started
                 self.timing.add_graph("load_s", seconds)
             self.prefetched[entry.label] = (loaded, seconds)
-            held += sum(array.nbytes for array in (loaded.graph.row_offsets, loaded.graph.column_ids,
-                                                   loaded.graph.weights) if array is not None)
+            held += loaded.graph.nbytes
 
     def _load(self, entry: GraphEntry) -> LoadedGraph:
         stand_in, force = self._stand_in_choice(entry)

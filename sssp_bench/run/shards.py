@@ -393,10 +393,10 @@ def _shares(per_source: dict[int, float], sources: int) -> tuple[float, ...]:
     """Each of the first `sources` source indexes' share of their summed seconds; () (even shares) unless every one
     was measured."""
     seconds = [per_source.get(index) for index in range(sources)]
-    if not sources or any(value is None for value in seconds) or sum(seconds) <= 0:
+    if not sources or any(value is None for value in seconds):
         return ()
     total = sum(seconds)
-    return tuple(value / total for value in seconds)
+    return tuple(value / total for value in seconds) if total > 0 else ()
 
 
 def _row_seconds(row: dict[str, Any]) -> float | None:
@@ -470,11 +470,19 @@ def queue_split(config: Config, workers: int, measured: MeasuredCosts | None = N
         by_graph.setdefault(cell.graph, {})[cell.variant] = cell
     tasks: list[tuple[Piece, ...]] = []
     left = total
+    task: list[Piece] = []
+    task_cost, target = 0.0, None
+
+    def close_task() -> None:
+        nonlocal task, task_cost, target, left
+        if task:
+            tasks.append(tuple(task))
+            left -= task_cost
+        task, task_cost, target = [], 0.0, None
+
     for entry in config.graphs:
         named = by_graph.get(entry.label, {})
         running = [named[name] for name in variant_run_order(list(named), config.source_seed, entry.label)]
-        task: list[Piece] = []
-        task_cost, target = 0.0, None
         for cell in running:
             first = 0
             while first < cell.sources:
@@ -482,9 +490,7 @@ def queue_split(config: Config, workers: int, measured: MeasuredCosts | None = N
                     target = max(QUEUE_SHARE * left / workers, smallest)
                 stop = _largest_stop(cell, first, target - task_cost)
                 if stop == first and task:  # the task is full: close it, and this cell opens the next
-                    tasks.append(tuple(task))
-                    left -= task_cost
-                    task, task_cost, target = [], 0.0, None
+                    close_task()
                     continue
                 stop = max(stop, first + 1)
                 rest, take = cell.sources - first, stop - first
@@ -494,17 +500,13 @@ def queue_split(config: Config, workers: int, measured: MeasuredCosts | None = N
                 task.append(piece)
                 task_cost += piece.cost
                 first = stop
-                if first < cell.sources:  # a task holds one piece of a cell (a run keeps one source range per
-                    tasks.append(tuple(task))  # cell): the cell's next piece opens the next task
-                    left -= task_cost
-                    task, task_cost, target = [], 0.0, None
-        if task:  # a graph's end ends its task
-            tasks.append(tuple(task))
-            left -= task_cost
+                if first < cell.sources:  # a run keeps one source range per cell, so a task one piece of it:
+                    close_task()  # the cell's next piece opens the next task
+        close_task()  # a graph's end ends its task
     if not tasks:
         tasks = [()]
     order = {(cell.graph, cell.variant): position for position, cell in enumerate(cells)}
-    return Split("queue", tuple(tuple(sorted(task, key=lambda piece: order[piece.cell])) for task in tasks),
+    return Split("queue", tuple(tuple(sorted(queued, key=lambda piece: order[piece.cell])) for queued in tasks),
                  _estimate_record(cells, measured))
 
 
