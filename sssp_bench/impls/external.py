@@ -86,6 +86,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import ConfigError, UnsupportedGraphError, UserError
+from ..gpu import early_context
 from ..graph.csr import CSRGraph
 from .base import Implementation, Parameter, SolveResult
 
@@ -648,7 +649,7 @@ class ExternalProgram(Implementation):
         with open(streams["stdout"], "wb") as stdout, open(streams["stderr"], "wb") as stderr:
             try:
                 process = subprocess.Popen(arguments, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-                                           start_new_session=True)
+                                           start_new_session=True, env=early_context.child_environment())
             except OSError as error:
                 raise ExternalProgramError(f"cannot start {arguments[0]!r}: {error.strerror or error}") from None
             try:
