@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from sssp_bench import impls
+from sssp_bench import cli as cli_module
 from sssp_bench.cli import cli
 from sssp_bench.impls.base import Implementation, SolveResult
 
@@ -35,6 +36,17 @@ def test_help_lists_every_command(invoke):
     assert result.exit_code == 0
     for command in COMMANDS:
         assert command in result.output
+
+
+@pytest.mark.parametrize("arguments, status", [(["--help"], 0), (["run", "no-such.yaml"], 2)])
+def test_a_command_freezes_its_objects_as_it_exits_so_the_last_collection_skips_them(monkeypatch, arguments,
+                                                                                    status):
+    frozen = []
+    monkeypatch.setattr(cli_module.gc, "freeze", lambda: frozen.append(True))
+    monkeypatch.setattr(sys, "argv", ["sssp-bench", *arguments])
+    with pytest.raises(SystemExit) as exited:
+        cli_module.main()
+    assert exited.value.code == status and frozen == [True]
 
 
 @pytest.mark.parametrize("command", COMMANDS)

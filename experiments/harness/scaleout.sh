@@ -153,9 +153,11 @@ timed one-gpu env CUDA_VISIBLE_DEVICES=0 sssp-bench run "$config" --output "$run
 sharded() {  # sharded NAME N [run options]: N shards in parallel, one GPU each; the last to finish merges them
   local name=$1 n=$2; shift 2
   local pids=()
+  echo "launched $(date +%s.%N)" > "$runs/$name-ends.txt"  # for shard_timeline.py: each process's start and end
   for index in $(seq 1 "$n"); do
-    CUDA_VISIBLE_DEVICES=$((index - 1)) sssp-bench run "$config" --shard "$index/$n" --output "$runs/$name-shards" \
-      --run-id "$name-shard-$index" --merge-into "$runs/$name" --no-progress "$@" > "$runs/$name-shard-$index.log" 2>&1 &
+    ( CUDA_VISIBLE_DEVICES=$((index - 1)) sssp-bench run "$config" --shard "$index/$n" --output "$runs/$name-shards" \
+      --run-id "$name-shard-$index" --merge-into "$runs/$name" --no-progress "$@" > "$runs/$name-shard-$index.log" 2>&1
+      echo "$name-shard-$index $(date +%s.%N)" >> "$runs/$name-ends.txt" ) &
     pids+=($!)
   done
   wait "${pids[@]}"
@@ -288,6 +290,18 @@ for name in [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS]:
             print("  CUDA contexts ready at " + ", ".join(seconds(context.get("ready_s")) for context in contexts)
                   + " s (driver initialised at " + ", ".join(seconds(context.get("initialised_s")) for context in contexts)
                   + " s); the runs waited " + ", ".join(seconds(context.get("waited_s")) for context in contexts) + " s")
+        ends_file = runs / f"{name}-ends.txt"  # sharded(): the launch, and each shard process's end
+        if ends_file.is_file():
+            ends = dict(line.split() for line in ends_file.read_text().splitlines() if line.strip())
+            launched = float(ends.pop("launched"))
+            for shard_id, ended in sorted(ends.items()):
+                own = json.loads((runs / f"{name}-shards" / shard_id / "manifest.json").read_text())["timing"]
+                ready = (own.get("context") or {}).get("ready_s")
+                context_at = "?" if ready is None else f"{own['started_unix'] + ready - launched:.2f}"
+                print(f"  {shard_id}: from the launch, process start {own['started_unix'] - launched:.2f} s, context "
+                      f"{context_at} s, run finished "
+                      f"{own['finished_unix'] - launched:.2f} s, process ended {float(ended) - launched:.2f} s "
+                      f"(merge, if this one merged, and exit: {float(ended) - own['finished_unix']:.2f} s)")
         clock = timing.get("coordinator") or {}
         if "results_s" in clock:  # a --workers or --scheduler run: the coordinator's own clock
             print(f"  coordinator: Dask started in {clock['cluster_s']:.2f} s; tasks submitted at "

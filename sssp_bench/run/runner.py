@@ -62,7 +62,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -74,6 +73,7 @@ from .. import impls, jsonfile
 from . import device_cache, energy, gpu_sharing, interrupts, per_graph, provenance, roofline, verify
 from .config import Config, GraphEntry, Variant
 from .order import variant_run_order
+from .outcome import RunOutcome, new_run_id  # noqa: F401  (new_run_id: named here too, as callers know it)
 from .resident import PROCESS_MEMO
 from ..errors import NegativeCycleError, UnsupportedGraphError, UserError
 from ..gpu import certificate as device_certificate
@@ -92,17 +92,6 @@ from .timing import RunTiming
 
 PREFETCH_HOST_BYTES = 4 << 30
 """While the CUDA context is made, the run's next graphs are loaded on the host until they hold this much."""
-
-
-@dataclass
-class RunOutcome:
-    run_dir: Path
-    statuses: Counter = field(default_factory=Counter)
-    not_loaded: dict[str, str] = field(default_factory=dict)  # graph label -> why it could not be loaded
-
-    @property
-    def wrong_answers(self) -> int:
-        return self.statuses["wrong_answer"]
 
 
 def classify(error: BaseException) -> tuple[str, str]:
@@ -145,15 +134,6 @@ def _drop_partial_last_line(path: Path) -> None:
     if data and not data.endswith(b"\n"):
         with open(path, "r+b") as handle:
             handle.truncate(data.rfind(b"\n") + 1)
-
-
-def new_run_id(config: Config, output: Path) -> str:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    run_id, suffix = f"{config.name}-{stamp}", 1
-    while (output / run_id).exists():
-        suffix += 1
-        run_id = f"{config.name}-{stamp}-{suffix}"
-    return run_id
 
 
 @dataclass

@@ -48,8 +48,7 @@ from typing import Any, Callable, Iterator
 from ..errors import UserError
 from .config import Config
 from ..jsonfile import read_json, write_json_atomic
-from .resident import PROCESS_MEMO
-from .runner import RunOutcome, Runner, new_run_id, resume_run
+from .outcome import RunOutcome, new_run_id
 from . import shards
 
 DASK_HINT = "pip install 'sssp-bench[dask]'"
@@ -156,11 +155,11 @@ def _dask_warnings_only() -> Iterator[None]:
 
 def start_method() -> str:
     """How this process starts its Dask workers: by fork, so that a worker inherits the imports this process made
-    (the runner, NumPy, Dask: 4 GPU workers were up in 2.4 s instead of spawn's 3.3 s, measured on an H100 host),
-    unless Dask's config names a method, or fork is unsafe here: off Linux, after this process initialised CUDA
-    (which does not survive a fork; cli.py starts no context in a `--workers` coordinator, but a program that calls
-    run_on_workers may have used the GPU), or after numba started its threads in it (the preflight generated a
-    graph; GNU OpenMP's threads do not survive a fork)."""
+    (NumPy, Dask, the config; 4 GPU workers were up in 2.4 s instead of spawn's 3.3 s when they also inherited the
+    runner, measured on an H100 host), unless Dask's config names a method, or fork is unsafe here: off Linux, after
+    this process initialised CUDA (which does not survive a fork; cli.py starts no context in a `--workers`
+    coordinator, but a program that calls run_on_workers may have used the GPU), or after numba started its threads
+    in it (a program that generated a graph first; GNU OpenMP's threads do not survive a fork)."""
     import dask
 
     from ..gpu import early_context
@@ -292,7 +291,7 @@ def _check_worker_count(workers: int, gpus: list[str]) -> None:
 
 
 def preflight(config: Config) -> None:
-    """Generate the config's graphs once, here, and refuse a missing file, before any worker starts (otherwise
+    """Generate the config's graphs once, here, and refuse a missing file, before any task is submitted (otherwise
     every worker would generate the same graph at the same time, or fail one by one)."""
     from ..datasets.resolve import choose_graph, resolve_path
 
@@ -321,12 +320,11 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
         _check_worker_count(workers or 1, gpus)
     run_dir = _run_dir(config, run_id, resume_dir)
     recorded = _recorded_split(config, run_dir, shard_count) if resume_dir is not None else None
-    started = time.perf_counter()
-    preflight(config)
-    preflight_s = time.perf_counter() - started
     shards_dir = run_dir / "shards"
     results: list[dict[str, Any]] = []
     started = time.perf_counter()
+    # The cluster first: its workers import the runner and make their CUDA contexts while this process resolves
+    # the graphs, and none of them waits for this one's imports of the runner (workers fork from it: outcome.py)
     with connect(workers, scheduler, gpus, log) as client:
         from distributed import KilledWorker, as_completed
 
@@ -335,6 +333,9 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
             raise UserError(f"--scheduler {scheduler}: the cluster has no worker yet; start them first "
                             f"(dask-cuda-worker {scheduler}, or dask worker {scheduler})")
         cluster_s = time.perf_counter() - started
+        started = time.perf_counter()
+        preflight(config)
+        preflight_s = time.perf_counter() - started
         split = recorded or (shards.spread_split(config, shard_count, measured) if shard_count
                              else shards.queue_split(config, available, measured))
         count = split.count
@@ -419,6 +420,9 @@ def run_shard(config: Config, index: int, split: shards.Split, shards_dir: Path,
     """One Dask task: shard `index` of `split` into `shards_dir`, started, or resumed where an earlier attempt
     (a worker that died) stopped. Returns where it ran and its statuses. The worker process keeps its graphs and
     prepared implementations resident for its next task (resident.py)."""
+    from .resident import PROCESS_MEMO
+    from .runner import Runner, resume_run
+
     count = split.count
     PROCESS_MEMO.keep_between_runs()
     config = copy.deepcopy(config)  # the split narrows it; the caller's copy stays whole
