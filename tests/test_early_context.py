@@ -5,7 +5,6 @@ where it has not)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
@@ -25,9 +24,6 @@ def fresh(monkeypatch):
     monkeypatch.setattr(early_context, "_waited", 0.0)
     monkeypatch.delenv(early_context.SWITCH, raising=False)
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    monkeypatch.setattr(early_context, "_queues_set_here", False)
-    monkeypatch.setenv(early_context.HARDWARE_QUEUES, "")  # so that what initialise() sets is undone after the test
-    monkeypatch.delenv(early_context.HARDWARE_QUEUES)
     return monkeypatch
 
 
@@ -54,25 +50,6 @@ def test_initialising_asks_for_no_context_and_start_asks_for_it(fresh):
     thread = early_context.initialise()
     assert thread is not None and not early_context._context_wanted.is_set()
     assert early_context.start() is thread and early_context._context_wanted.is_set()
-
-
-def test_initialising_asks_the_driver_for_one_hardware_queue_where_the_user_named_none(fresh):
-    early_context.initialise()
-    assert os.environ[early_context.HARDWARE_QUEUES] == "1"
-    assert early_context.HARDWARE_QUEUES not in early_context.child_environment()  # a program the run starts
-
-
-def test_a_users_hardware_queues_are_kept_and_passed_on(fresh):
-    fresh.setenv(early_context.HARDWARE_QUEUES, "8")
-    early_context.initialise()
-    assert os.environ[early_context.HARDWARE_QUEUES] == "8"
-    assert early_context.child_environment()[early_context.HARDWARE_QUEUES] == "8"
-
-
-def test_switched_off_the_context_still_gets_one_hardware_queue(fresh):
-    fresh.setenv(early_context.SWITCH, "off")  # the queues are how the context is made, early or not
-    assert early_context.initialise() is None
-    assert os.environ[early_context.HARDWARE_QUEUES] == "1"
 
 
 def test_it_is_ready_at_once_where_no_context_is_coming(fresh):

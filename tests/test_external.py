@@ -11,7 +11,6 @@ tests/externals/misbehaving.py, which goes wrong in one chosen way at a time.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -22,7 +21,6 @@ import numpy as np
 import pytest
 
 from sssp_bench.errors import ConfigError
-from sssp_bench.gpu import early_context
 from sssp_bench.graph.csr import from_arcs
 from sssp_bench.impls import canonical_distances
 from sssp_bench.impls.external import ExternalProgram, read_values
@@ -147,20 +145,6 @@ def test_per_run_reads_one_file_per_source_and_divides_a_single_reported_time(tm
     assert [row["status"] for row in solves] == ["ok"] * 4 and all(row["certificate"] for row in solves)
     assert [row["time_s"] for row in solves] == [pytest.approx(0.001 / 4)] * 4  # one time for the run, divided
     assert not list((outcome.run_dir / "external" / "prog").glob("dist-*.txt"))  # read, then removed
-
-
-@pytest.mark.parametrize("users, seen", [(None, "unset"), ("4", "4"), ("1", "1")])
-def test_a_program_gets_the_users_hardware_queues_not_the_one_the_run_set_for_itself(tmp_path, monkeypatch, users,
-                                                                                     seen):
-    monkeypatch.setattr(early_context, "_queues_set_here", False)
-    monkeypatch.setenv(early_context.HARDWARE_QUEUES, users or "")  # restored after the test, whatever it did
-    if users is None:
-        monkeypatch.delenv(early_context.HARDWARE_QUEUES)
-    early_context.one_hardware_queue()  # what `run` does as it begins
-    assert os.environ[early_context.HARDWARE_QUEUES] == (users or "1")
-    outcome, rows = run_rows(external_config(tmp_path, misbehaving("environment"), sources=1))
-    assert [row["status"] for row in program_rows(rows)] == ["ok"]
-    assert (outcome.run_dir / "external" / "prog" / "environment.txt").read_text() == seen
 
 
 def test_a_failed_per_run_process_fails_every_sources_row(tmp_path):

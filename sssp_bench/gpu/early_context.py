@@ -16,16 +16,14 @@ have their contexts, against 0.35 s alone (4 x H200, experiments/harness/context
 about one at a time. So the runner asks for the GPU only once its first graph is loaded (runner.py), and `wait()`
 says how long it then waited; `record()` keeps when the driver and the context were ready, for the run's timing.
 
-Fewer hardware queues per context: `initialise()` sets CUDA_DEVICE_MAX_CONNECTIONS to 1 where the environment does
-not set it, before the driver starts. A context makes one hardware work queue per connection (8 by default), and
-the driver makes the queues of processes that start together one at a time: four processes, one per GPU, had
-their contexts 1.29 to 1.76 s after they started with the default and 0.98 to 1.02 s with one queue (4 x H200,
-experiments/harness/context_modes.sh). A run computes on one stream (CUDA graphs are captured on a side stream but
-replayed on it), so one queue takes no concurrency from it. The manifest's provenance records the variable; a
-program the run starts (an external implementation) gets the environment without it (`child_environment()`), so it
-computes as it would alone.
+Not taken: one hardware queue per context (CUDA_DEVICE_MAX_CONNECTIONS=1; the driver's default is 8). Four
+processes starting together then had their contexts at 0.98 to 1.02 s instead of 1.29 to 1.76 s
+(experiments/harness/context_modes.sh, 4 x H200), but the same solves ran 3 to 4% slower for near-far on
+USA-road-d.NY and 1 to 3% for workfront and bfs4k there, in every round of experiments/harness/queues_ab.sh (8
+processes a setting). A benchmark keeps the driver's setting; a user who sets the variable finds it in the
+manifest's provenance.
 
-`initialise()` and `start()` start no thread where SSSP_BENCH_EARLY_CONTEXT is "off", where CUDA_VISIBLE_DEVICES hides
+`initialise()` and `start()` do nothing where SSSP_BENCH_EARLY_CONTEXT is "off", where CUDA_VISIBLE_DEVICES hides
 every GPU, or where the driver library does not load (no GPU here); the thread ends quietly if the driver refuses.
 A process that will fork workers (a `run --workers` coordinator: Dask starts them by fork, workers.py) must call
 neither: CUDA does not survive a fork. `driver_initialized()` says whether this process has initialised CUDA (here or
@@ -41,8 +39,6 @@ import time
 from typing import Any
 
 SWITCH = "SSSP_BENCH_EARLY_CONTEXT"
-HARDWARE_QUEUES = "CUDA_DEVICE_MAX_CONNECTIONS"
-_queues_set_here = False  # whether one_hardware_queue() set HARDWARE_QUEUES (not the user)
 _thread: threading.Thread | None = None
 _context_wanted = threading.Event()
 _times: dict[str, float] = {}  # Unix seconds: "initialised" (cuInit done), "ready" (the context made)
@@ -54,7 +50,6 @@ def initialise() -> threading.Thread | None:
     """Start the driver's initialisation in a thread (once per process), no context yet; the thread, or None where
     it is switched off or no GPU is visible."""
     global _thread
-    one_hardware_queue()
     if _thread is None and _wanted():
         _thread = threading.Thread(target=_bring_up, name="sssp-bench-cuda-context", daemon=True)
         _thread.start()
@@ -68,24 +63,6 @@ def start() -> threading.Thread | None:
     if thread is not None:
         _context_wanted.set()
     return thread
-
-
-def one_hardware_queue() -> None:
-    """CUDA_DEVICE_MAX_CONNECTIONS=1 for the contexts this process will make, where the environment does not say
-    otherwise (the module docstring says why). Before the driver initialises, or it is read too late."""
-    global _queues_set_here
-    if HARDWARE_QUEUES not in os.environ:
-        os.environ[HARDWARE_QUEUES] = "1"
-        _queues_set_here = True
-
-
-def child_environment() -> dict[str, str]:
-    """The environment for a program this process starts: its own, less the hardware-queue limit where
-    one_hardware_queue() set it rather than the user."""
-    environment = dict(os.environ)
-    if _queues_set_here and environment.get(HARDWARE_QUEUES) == "1":
-        del environment[HARDWARE_QUEUES]
-    return environment
 
 
 def wait() -> float:

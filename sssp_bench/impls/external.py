@@ -86,7 +86,6 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import ConfigError, UnsupportedGraphError, UserError
-from ..gpu import early_context
 from ..graph.csr import CSRGraph
 from .base import Implementation, Parameter, SolveResult
 
@@ -649,7 +648,7 @@ class ExternalProgram(Implementation):
         with open(streams["stdout"], "wb") as stdout, open(streams["stderr"], "wb") as stderr:
             try:
                 process = subprocess.Popen(arguments, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-                                           start_new_session=True, env=early_context.child_environment())
+                                           start_new_session=True)
             except OSError as error:
                 raise ExternalProgramError(f"cannot start {arguments[0]!r}: {error.strerror or error}") from None
             try:

@@ -14,8 +14,6 @@ It solves the source with experiments/externals/sssp_scipy.py's reader and scipy
     int32       writes int32 values, -1 where unreached (output format int32, unreached -1)
     float32     writes float32 values, inf where unreached
     files       per: run: SOURCE is a file of sources and OUTPUT a folder: writes OUTPUT/dist-<source>.txt each
-    environment as ok, and writes its CUDA_DEVICE_MAX_CONNECTIONS ("unset" where it has none) to
-                environment.txt in the variant's folder (OUTPUT's folder is its scratch, removed at teardown)
 """
 
 from __future__ import annotations
@@ -68,8 +66,6 @@ def main() -> None:
     if mode == "float32":
         distances.astype("<f4").tofile(output)
         return
-    if mode == "environment":
-        Path(output).parent.parent.joinpath("environment.txt").write_text(os.environ.get("CUDA_DEVICE_MAX_CONNECTIONS", "unset"))
     written = text(distances)
     if mode == "garbage":
         lines = written.split("\n")
