@@ -659,7 +659,8 @@ def record(folders: tuple[Path, ...], into: Path | None, replace: bool, unfinish
               help="... and at least this fraction of the sources both sides ran (verified or not).")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the comparison as CSV here.")
-@click.option("--fail-on-slower", is_flag=True, help="Exit with status 1 when any verdict is 'slower'.")
+@click.option("--fail-on-slower", is_flag=True,
+              help="Exit with status 1 when any verdict is 'slower', or 'different graphs' (nothing to vouch for).")
 def compare(runs: tuple[Path, ...], between: tuple[str, str] | None, graphs: tuple[str, ...], min_change: float,
             confidence: float, min_pairs: int, min_pair_fraction: float, csv_path: Path | None,
             fail_on_slower: bool) -> None:
@@ -670,7 +671,7 @@ def compare(runs: tuple[Path, ...], between: tuple[str, str] | None, graphs: tup
     sssp-bench compare results/RUN --between workfront hbf    # hbf against workfront on every graph
     """
     from .report.text import format_comparison
-    from .results.compare import CompareOptions, compare_runs, write_comparison_csv
+    from .results.compare import DIFFERENT_GRAPHS, CompareOptions, compare_runs, write_comparison_csv
 
     options = CompareOptions(min_change=min_change, confidence=confidence, min_pairs=min_pairs,
                              min_pair_fraction=min_pair_fraction)
@@ -679,7 +680,7 @@ def compare(runs: tuple[Path, ...], between: tuple[str, str] | None, graphs: tup
     if csv_path is not None:
         write_comparison_csv(comparison, csv_path)
         click.echo(f"wrote {csv_path}")
-    if fail_on_slower and (comparison["verdict"] == "slower").any():
+    if fail_on_slower and comparison["verdict"].isin(["slower", DIFFERENT_GRAPHS]).any():
         sys.exit(1)
 
 

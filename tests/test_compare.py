@@ -154,3 +154,48 @@ def test_cli_prints_the_table_writes_csv_and_can_fail_on_slower(tmp_path):
     assert failing.exit_code == 1
     mistake = CliRunner().invoke(cli, ["compare", str(run)])
     assert mistake.exit_code == 2 and "needs two runs" in mistake.output and "Traceback" not in mistake.output
+
+
+ROAD = {"n": 264346, "m": 735180, "directed": False, "weighted": True, "provenance": {}, "weights": "keep",
+        "per_graph_cache": {"graph_sha256": "9c33128e" + "0" * 56}}
+STAND_IN = {**ROAD, "stand_in_for": "USA-road-d.NY", "stand_in": "road:n=264346,degree=2.78,seed=1",
+            "per_graph_cache": {"graph_sha256": "ec0d3744" + "0" * 56}}
+
+
+def road_run(tmp_path, run_id, record, seconds):
+    return write_run(tmp_path / run_id, manifest(run_id, baseline=None, graphs={"USA-road-d.NY": record}),
+                     timed("USA-road-d.NY", "hbf", seconds, run_id=run_id))
+
+
+def test_a_run_of_the_stand_in_is_never_compared_with_a_run_of_the_real_graph_under_its_label(tmp_path):
+    # what happened on the device: a run without the dataset cache ran the stand-in, labelled USA-road-d.NY
+    real, stand_in = road_run(tmp_path, "real", ROAD, 1.3), road_run(tmp_path, "stand-in", STAND_IN, 1.0)
+    row = only(compare_runs([stand_in, real]), "USA-road-d.NY")
+    assert row["verdict"] == "different graphs" and math.isnan(row["ratio"]) and math.isnan(row["ci_low"])
+    assert row["note"] == "base ran the stand-in road:n=264346,degree=2.78,seed=1, new the real graph"
+    assert "not compared, the runs ran different graphs" in format_comparison(compare_runs([stand_in, real]))
+
+
+@pytest.mark.parametrize("change, note", [
+    ({"m": 735181}, "m differs"),
+    ({"weights": {"spec": "uniform:max=101,min=1,seed=1"}}, "weights differs"),
+    ({"per_graph_cache": {"graph_sha256": "f" * 64}}, "the graph files differ (sha256 9c33128e0000 against ffff"),
+])
+def test_two_runs_whose_graph_differs_in_size_weights_or_content_are_not_compared(tmp_path, change, note):
+    before, after = road_run(tmp_path, "before", ROAD, 1.0), road_run(tmp_path, "after", {**ROAD, **change}, 1.0)
+    row = only(compare_runs([before, after]), "USA-road-d.NY")
+    assert row["verdict"] == "different graphs" and row["note"].startswith(note)
+
+
+def test_the_same_graph_recorded_without_a_digest_on_one_side_is_compared(tmp_path):
+    older = {key: value for key, value in ROAD.items() if key != "per_graph_cache"}  # a run from before the cache
+    before, after = road_run(tmp_path, "before", older, 1.0), road_run(tmp_path, "after", ROAD, 1.3)
+    row = only(compare_runs([before, after]), "USA-road-d.NY")
+    assert row["verdict"] == "slower" and row["note"] == ""
+
+
+def test_the_regression_gate_fails_on_different_graphs(tmp_path):
+    real, stand_in = road_run(tmp_path, "real", ROAD, 1.0), road_run(tmp_path, "stand-in", STAND_IN, 1.0)
+    result = CliRunner().invoke(cli, ["compare", str(real), str(stand_in), "--fail-on-slower"])
+    assert result.exit_code == 1 and "different graphs" in result.output
+    assert CliRunner().invoke(cli, ["compare", str(real), str(stand_in)]).exit_code == 0  # no gate: the table only

@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..results.compare import NOT_ENOUGH_DATA, CompareOptions
+from ..results.compare import DIFFERENT_GRAPHS, NOT_ENOUGH_DATA, CompareOptions
 from ..results.numbers import format_number, format_percent
 
 STAND_IN_MARK = "†"  # after a graph's label wherever a synthetic stand-in ran in its place
@@ -344,6 +344,10 @@ def format_comparison(comparison: pd.DataFrame, options: CompareOptions = Compar
                  f"{options.min_change:.0%}, and at least {options.min_pairs} pairs and "
                  f"{options.min_pair_fraction:.0%} of the sources both ran (else \"{NOT_ENOUGH_DATA}\"); only "
                  f"base/new: sources both ran that one side verified and the other did not")
+    for row in comparison.itertuples(index=False):
+        if row.verdict == DIFFERENT_GRAPHS:
+            table.append(f"{row.graph}: {row.base} against {row.new} not compared, the runs ran different graphs "
+                         f"under this label: {row.note}")
     return "\n".join(table)
 
 

@@ -25,6 +25,12 @@ sample of them; one that failed, timed out or answered wrongly on some is not, a
 comparison counts the sources both ran that only one side verified (`base_only`, `new_only`). Unpaired (no source
 in common), each side's verified solves count as its pairs.
 
+Same graph: a comparison across runs holds only where both runs recorded the same graph under the label (their
+manifests' `graphs`): the real graph on both sides or the same stand-in, the same size, weights and, where both
+recorded it, the same content digest. Otherwise its verdict is "different graphs", with no ratio and `note`
+saying what differs: a run whose dataset cache lacked the real file ran its stand-in under the real graph's label,
+and its times say nothing about the real graph's.
+
 Verdict: "faster" when the interval lies wholly below 1 and the ratio is at most 1 - min_change; "slower"
 when it lies wholly above 1 and the ratio is at least 1 + min_change; otherwise "no clear difference" (a change
 too small to matter, or one the sources' spread cannot tell from noise); "not enough data" under the coverage above.
@@ -49,10 +55,11 @@ from .load import as_runs, label_rows
 from .schema import solve_outcome
 
 NOT_ENOUGH_DATA = "not enough data"
+DIFFERENT_GRAPHS = "different graphs"
 COMPARISON_COLUMNS = [
     "graph", "base", "new", "paired", "base_solves", "new_solves", "pairs", "base_median_ms", "new_median_ms",
     "ratio", "ci_low", "ci_high", "new_faster_on", "sign_test_p", "verdict", "base_ran", "new_ran", "both_ran",
-    "base_only", "new_only", "pairs_needed",
+    "base_only", "new_only", "pairs_needed", "note",
 ]
 
 
@@ -105,9 +112,45 @@ def compare_runs(runs: Any, between: tuple[str, str] | None = None, graphs: Sequ
                         f"run(s) and no --between")
     if not pairs:
         raise UserError("nothing to compare: no graph has verified solves of both sides")
-    records = [compare_times(graph, base_name, new_name, base, new, options, base_ran, new_ran)
-               for graph, base_name, new_name, base, new, base_ran, new_ran in pairs]
+    records = []
+    for graph, base_name, new_name, base, new, base_ran, new_ran in pairs:
+        record = compare_times(graph, base_name, new_name, base, new, options, base_ran, new_ran)
+        difference = graph_difference(*(_graph_record(loaded, rows, graph, name) for name in (base_name, new_name)))
+        if difference:
+            record.update(ratio=math.nan, ci_low=math.nan, ci_high=math.nan, new_faster_on="",
+                          sign_test_p=math.nan, verdict=DIFFERENT_GRAPHS, note=difference)
+        records.append(record)
     return pd.DataFrame.from_records(records, columns=COMPARISON_COLUMNS)
+
+
+def graph_difference(base: dict[str, Any] | None, new: dict[str, Any] | None) -> str:
+    """What makes two manifests' records of one graph label different graphs ("" where nothing does, or where a
+    side recorded none): the stand-in run (or none: the real graph), the size, the weights, the content digest."""
+    if not isinstance(base, dict) or not isinstance(new, dict):
+        return ""
+
+    def ran(record: dict[str, Any]) -> str:
+        return f"the stand-in {record['stand_in']}" if record.get("stand_in") else "the real graph"
+
+    if base.get("stand_in") != new.get("stand_in"):
+        return f"base ran {ran(base)}, new {ran(new)}"
+    for key in ("n", "m", "weights"):
+        if key in base and key in new and base[key] != new[key]:
+            return f"{key} differs: base {base[key]}, new {new[key]}"
+    digests = [(record.get("per_graph_cache") or {}).get("graph_sha256") for record in (base, new)]
+    if all(digests) and digests[0] != digests[1]:
+        return f"the graph files differ (sha256 {digests[0][:12]} against {digests[1][:12]})"
+    return ""
+
+
+def _graph_record(loaded: list[tuple[dict[str, Any], Any]], rows: pd.DataFrame, graph: str,
+                  name: str) -> dict[str, Any] | None:
+    """The manifest record of `graph` in the run whose verified solves carry the label `name`."""
+    run_ids = set(rows.loc[(rows["graph"] == graph) & (rows["label"] == name), "run_id"])
+    for manifest, _ in loaded:
+        if str(manifest.get("run_id")) in run_ids:
+            return (manifest.get("graphs") or {}).get(graph)
+    return None
 
 
 def verified_times(rows: pd.DataFrame) -> pd.DataFrame:
@@ -217,7 +260,7 @@ def compare_times(graph: str, base_name: str, new_name: str, base: pd.Series, ne
         "base_ran": len(base_ran), "new_ran": len(new_ran), "both_ran": len(both_ran),
         "base_only": len(base.index.intersection(both_ran).difference(new.index)),
         "new_only": len(new.index.intersection(both_ran).difference(base.index)),
-        "pairs_needed": options.pairs_needed(len(both_ran)),
+        "pairs_needed": options.pairs_needed(len(both_ran)), "note": "",
     }
     if paired:
         faster, slower = int(np.sum(new_times < base_times)), int(np.sum(new_times > base_times))
