@@ -5,9 +5,6 @@ device's primary context was made:
     python3 experiments/harness/context_modes.py sequential  # one process, every visible GPU, one after another
     python3 experiments/harness/context_modes.py one         # one process, its first visible GPU (run N at once,
                                                              # each with CUDA_VISIBLE_DEVICES, as N shards are)
-    python3 experiments/harness/context_modes.py exit [fast] # CuPy on the first visible GPU, 1 GiB from its pool,
-                                                             # then exit (fast: os._exit, no atexit handlers); prints
-                                                             # the Unix time it began to exit (the shell times the end)
 context_modes.sh runs each mode, with and without CUDA_DEVICE_MAX_CONNECTIONS=1 (fewer hardware queues made per
 context), on every GPU of the host."""
 
@@ -53,20 +50,5 @@ def main(mode: str) -> None:
                       "initialised_s": round(initialised, 3), "ready_s": ready}), flush=True)
 
 
-def exit_timing(fast: bool) -> None:
-    import cupy
-
-    block = cupy.zeros(1 << 28, dtype=cupy.float32)
-    block += 1
-    cupy.cuda.runtime.deviceSynchronize()
-    print(json.dumps({"mode": "exit", "fast": fast, "visible": os.environ.get("CUDA_VISIBLE_DEVICES"),
-                      "exiting_unix": time.time()}), flush=True)
-    if fast:
-        os._exit(0)
-
-
 if __name__ == "__main__":
-    if sys.argv[1] == "exit":
-        exit_timing(sys.argv[2:] == ["fast"])
-    else:
-        main(sys.argv[1])
+    main(sys.argv[1])

@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
-# context_modes.py on every GPU of this host, each mode twice, with and without CUDA_DEVICE_MAX_CONNECTIONS=1;
-# then how long CuPy processes, one per GPU, take to exit, together and alone, normally and by os._exit:
+# context_modes.py on every GPU of this host, each mode twice, with and without CUDA_DEVICE_MAX_CONNECTIONS=1:
 #   experiments/harness/context_modes.sh        # $OUT/context-modes.txt keeps the lines
-#   ONLY_EXIT=1 experiments/harness/context_modes.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${OUT:-/tmp/out}; mkdir -p "$out"
@@ -13,23 +11,7 @@ processes() {  # one process per GPU, started together, as N shards are
   for gpu in $(seq 0 $((gpus - 1))); do CUDA_VISIBLE_DEVICES=$gpu python3 $script one & pids+=($!); done
   wait "${pids[@]}"
 }
-exits() {  # exits N [fast]: N CuPy processes (GPUs 0..N-1) at once; each one's seconds from "exiting" to its end
-  local pids=()
-  for gpu in $(seq 0 $(($1 - 1))); do
-    ( line=$(CUDA_VISIBLE_DEVICES=$gpu python3 $script exit ${2:-}); ended=$(date +%s.%N)
-      python3 -c "import json,sys; d=json.loads(sys.argv[1]); print('GPU', d['visible'], 'fast' if d['fast'] else 'normal',
-        'exit took', round(float(sys.argv[2]) - d['exiting_unix'], 3), 's')" "$line" "$ended" ) & pids+=($!)
-  done
-  wait "${pids[@]}"
-}
 {
-  for attempt in 1 2; do
-    for how in "" fast; do
-      echo "== exit ${how:-normal}, try $attempt: alone"; exits 1 $how
-      echo "== exit ${how:-normal}, $gpus at once"; exits "$gpus" $how
-    done
-  done
-  [ "${ONLY_EXIT:-0}" = 1 ] && exit 0
   for connections in default 1; do
     if [ "$connections" = default ]; then unset CUDA_DEVICE_MAX_CONNECTIONS; else export CUDA_DEVICE_MAX_CONNECTIONS=$connections; fi
     for attempt in 1 2; do
