@@ -301,3 +301,25 @@ def test_served_workers_stay_up_between_runs_and_keep_their_graphs(tmp_path):
     assert all(task["timing"]["startup_s"] == 0 for run in (first, second) for task in tasks(run.run_dir))
     loads = [sum(task["timing"]["graph_parts"]["load_s"] for task in tasks(run.run_dir)) for run in (first, second)]
     assert loads[1] < loads[0]  # the graphs stayed resident in the worker
+
+
+def test_a_coordinator_starts_its_workers_before_it_imports_the_runner(tmp_path):
+    # they import it themselves while their CUDA contexts are made (run/outcome.py): up to the cluster's start the
+    # coordinator holds the command line, the config, the split and Dask, not the runner
+    script = ("import sys; import sssp_bench.cli, sssp_bench.run.workers, sssp_bench.run.shards, distributed; "
+              "print('sssp_bench.run.runner' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
+def test_a_missing_graph_file_stops_a_workers_run_before_any_worker_starts(tmp_path):
+    (tmp_path / "missing.yaml").write_text(textwrap.dedent("""
+        graphs: [{graph: nowhere.gr, label: nowhere}]
+        implementations: [cpu-dijkstra]
+        sources: {count: 2, seed: 1}
+    """))
+    script = ("from sssp_bench.cli import main; import sys; "
+              "sys.argv = ['sssp-bench', 'run', 'missing.yaml', '--workers', '1', '--output', 'out']; main()")
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.strip() == "Error: nowhere.gr: no such graph file"
+    assert not any((tmp_path / "out").glob("*/*"))  # no run folder

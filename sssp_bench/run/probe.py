@@ -32,7 +32,8 @@ import yaml
 from .. import impls
 from ..errors import SpecError, UserError
 from .config import Config, parse_config
-from .runner import RunOutcome, start_run
+from .outcome import RunOutcome
+from .runner import start_run
 
 PROBE_CONFIG = "sssp-bench probe"
 """What a probe's config is called in messages and its manifest's `config_path`."""

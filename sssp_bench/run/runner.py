@@ -73,7 +73,7 @@ from .. import impls, jsonfile
 from . import device_cache, energy, gpu_sharing, interrupts, per_graph, provenance, roofline, verify
 from .config import Config, GraphEntry, Variant
 from .order import variant_run_order
-from .outcome import RunOutcome, new_run_id  # noqa: F401  (new_run_id: named here too, as callers know it)
+from .outcome import RunOutcome, new_run_id
 from .resident import PROCESS_MEMO
 from ..errors import NegativeCycleError, UnsupportedGraphError, UserError
 from ..gpu import certificate as device_certificate

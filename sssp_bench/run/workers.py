@@ -159,7 +159,7 @@ def start_method() -> str:
     runner, measured on an H100 host), unless Dask's config names a method, or fork is unsafe here: off Linux, after
     this process initialised CUDA (which does not survive a fork; cli.py starts no context in a `--workers`
     coordinator, but a program that calls run_on_workers may have used the GPU), or after numba started its threads
-    in it (a program that generated a graph first; GNU OpenMP's threads do not survive a fork)."""
+    in it (the preflight generated a graph; GNU OpenMP's threads do not survive a fork)."""
     import dask
 
     from ..gpu import early_context
@@ -291,7 +291,7 @@ def _check_worker_count(workers: int, gpus: list[str]) -> None:
 
 
 def preflight(config: Config) -> None:
-    """Generate the config's graphs once, here, and refuse a missing file, before any task is submitted (otherwise
+    """Generate the config's graphs once, here, and refuse a missing file, before any worker starts (otherwise
     every worker would generate the same graph at the same time, or fail one by one)."""
     from ..datasets.resolve import choose_graph, resolve_path
 
@@ -320,11 +320,14 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
         _check_worker_count(workers or 1, gpus)
     run_dir = _run_dir(config, run_id, resume_dir)
     recorded = _recorded_split(config, run_dir, shard_count) if resume_dir is not None else None
+    started = time.perf_counter()
+    preflight(config)
+    preflight_s = time.perf_counter() - started
     shards_dir = run_dir / "shards"
     results: list[dict[str, Any]] = []
     started = time.perf_counter()
-    # The cluster first: its workers import the runner and make their CUDA contexts while this process resolves
-    # the graphs, and none of them waits for this one's imports of the runner (workers fork from it: outcome.py)
+    # This process has not imported the runner (outcome.py): the workers it forks import it themselves, while their
+    # CUDA contexts are made
     with connect(workers, scheduler, gpus, log) as client:
         from distributed import KilledWorker, as_completed
 
@@ -333,9 +336,6 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
             raise UserError(f"--scheduler {scheduler}: the cluster has no worker yet; start them first "
                             f"(dask-cuda-worker {scheduler}, or dask worker {scheduler})")
         cluster_s = time.perf_counter() - started
-        started = time.perf_counter()
-        preflight(config)
-        preflight_s = time.perf_counter() - started
         split = recorded or (shards.spread_split(config, shard_count, measured) if shard_count
                              else shards.queue_split(config, available, measured))
         count = split.count
