@@ -306,3 +306,28 @@ def test_the_speedup_over_the_best_cpu_variant_stands_beside_the_papers_baseline
     # speedup, vs best CPU (then prepare ms and failures): a CPU row has none over the best CPU
     assert [line.split()[-4:-2] for line in terminal.splitlines()[2:5]] == [["1.00x", "-"], ["5.00x", "-"],
                                                                             ["20.0x", "4.00x"]]
+
+
+def test_runs_that_ran_different_graphs_under_one_label_are_refused_rather_than_set_side_by_side(tmp_path):
+    # a run without the dataset cache ran the stand-in under the real graph's label; its workfront beside the other
+    # run's hbf on the real graph would be a speed-up and a recommendation across two graphs
+    from click.testing import CliRunner
+
+    from runs import timed
+    from sssp_bench.cli import cli
+
+    road = {"n": 264346, "m": 735180, "directed": False, "weighted": True, "provenance": {}, "weights": "keep"}
+    stand_in = {**road, "stand_in_for": "USA-road-d.NY", "stand_in": "road:n=264346,degree=2.78,seed=1"}
+    real = write_run(tmp_path / "real", manifest("real", baseline=None, graphs={"USA-road-d.NY": road}),
+                     timed("USA-road-d.NY", "hbf", 1.3, run_id="real"))
+    other = write_run(tmp_path / "other", manifest("other", baseline=None, graphs={"USA-road-d.NY": stand_in}),
+                      timed("USA-road-d.NY", "workfront", 1.0, run_id="other"))
+    result = CliRunner().invoke(cli, ["report", str(real), str(other)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.output.strip() == (
+        "Error: runs real and other ran different graphs under the label 'USA-road-d.NY' (real ran the real graph, "
+        "other the stand-in road:n=264346,degree=2.78,seed=1): report them apart")
+    assert not (real / "report.md").exists()
+    same = write_run(tmp_path / "same", manifest("same", baseline=None, graphs={"USA-road-d.NY": road}),
+                     timed("USA-road-d.NY", "workfront", 1.0, run_id="same"))
+    assert CliRunner().invoke(cli, ["report", str(real), str(same)]).exit_code == 0

@@ -27,7 +27,7 @@ from ..results.claims import judge
 from ..results.energy import energy_table
 from ..results.schema import safe_name
 from ..results.figures import Figure, figures
-from ..results.load import Run, load_run, run_folder
+from ..results.load import Run, check_same_graphs, load_run, run_folder
 from ..results.recommend import recommend
 from ..results.records import is_record, load_record
 from ..results.stand_ins import Fidelity, stand_in_fidelity
@@ -86,6 +86,7 @@ def build_report(run_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[
         for entry in (load_record(path) if is_record(path) else [(load_run(path), run_folder(path))])
     ]
     runs = [run for run, _ in loaded]
+    check_same_graphs(runs)
     summary = summarize(runs)
     energy, traces = energy_table(runs, [trace_folder for _, trace_folder in loaded])
     return Report([Path(path) for path in paths], runs, summary, judge(runs, summary), figures(runs, summary),

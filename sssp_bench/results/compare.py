@@ -51,7 +51,7 @@ from scipy.stats import binomtest
 
 from ..errors import UserError
 from ..jsonfile import write_text_atomic
-from .load import as_runs, label_rows
+from .load import as_runs, graph_difference, label_rows
 from .schema import solve_outcome
 
 NOT_ENOUGH_DATA = "not enough data"
@@ -121,26 +121,6 @@ def compare_runs(runs: Any, between: tuple[str, str] | None = None, graphs: Sequ
                           sign_test_p=math.nan, verdict=DIFFERENT_GRAPHS, note=difference)
         records.append(record)
     return pd.DataFrame.from_records(records, columns=COMPARISON_COLUMNS)
-
-
-def graph_difference(base: dict[str, Any] | None, new: dict[str, Any] | None) -> str:
-    """What makes two manifests' records of one graph label different graphs ("" where nothing does, or where a
-    side recorded none): the stand-in run (or none: the real graph), the size, the weights, the content digest."""
-    if not isinstance(base, dict) or not isinstance(new, dict):
-        return ""
-
-    def ran(record: dict[str, Any]) -> str:
-        return f"the stand-in {record['stand_in']}" if record.get("stand_in") else "the real graph"
-
-    if base.get("stand_in") != new.get("stand_in"):
-        return f"base ran {ran(base)}, new {ran(new)}"
-    for key in ("n", "m", "weights"):
-        if key in base and key in new and base[key] != new[key]:
-            return f"{key} differs: base {base[key]}, new {new[key]}"
-    digests = [(record.get("per_graph_cache") or {}).get("graph_sha256") for record in (base, new)]
-    if all(digests) and digests[0] != digests[1]:
-        return f"the graph files differ (sha256 {digests[0][:12]} against {digests[1][:12]})"
-    return ""
 
 
 def _graph_record(loaded: list[tuple[dict[str, Any], Any]], rows: pd.DataFrame, graph: str,

@@ -129,6 +129,45 @@ def graph_records(manifests: Iterable[dict[str, Any]]) -> dict[str, dict[str, An
     return records
 
 
+def graph_difference(base: dict[str, Any] | None, new: dict[str, Any] | None, names: tuple[str, str] = ("base", "new")
+                     ) -> str:
+    """What makes two manifests' records of one graph label different graphs ("" where nothing does, or where a
+    side recorded none): the stand-in run (or none: the real graph), the size, the weights, the content digest.
+    `names` name the two sides in the answer."""
+    if not isinstance(base, dict) or not isinstance(new, dict):
+        return ""
+
+    def ran(record: dict[str, Any]) -> str:
+        return f"the stand-in {record['stand_in']}" if record.get("stand_in") else "the real graph"
+
+    if base.get("stand_in") != new.get("stand_in"):
+        return f"{names[0]} ran {ran(base)}, {names[1]} {ran(new)}"
+    for key in ("n", "m", "weights"):
+        if key in base and key in new and base[key] != new[key]:
+            return f"{key} differs: {names[0]} {base[key]}, {names[1]} {new[key]}"
+    digests = [(record.get("per_graph_cache") or {}).get("graph_sha256") for record in (base, new)]
+    if all(digests) and digests[0] != digests[1]:
+        return f"the graph files differ (sha256 {digests[0][:12]} against {digests[1][:12]})"
+    return ""
+
+
+def check_same_graphs(runs: list[Run]) -> None:
+    """Refuse, in one line, runs that ran different graphs under one label (a run whose dataset cache lacked the
+    real file ran its stand-in under the real graph's label): a report of them would set one graph's times beside
+    another's, in its speedups and its recommendations."""
+    first: dict[str, tuple[str, dict[str, Any]]] = {}
+    for manifest, _ in runs:
+        run_id = str(manifest.get("run_id"))
+        for label, record in (manifest.get("graphs") or {}).items():
+            if label not in first:
+                first[label] = (run_id, record)
+                continue
+            difference = graph_difference(first[label][1], record, (first[label][0], run_id))
+            if difference:
+                raise UserError(f"runs {first[label][0]} and {run_id} ran different graphs under the label {label!r} "
+                                f"({difference}): report them apart")
+
+
 def label_rows(loaded: list[Run]) -> pd.DataFrame:
     """All rows with a `label` column: the variant, or "run-id/variant" where two runs share a graph and variant."""
     runs_per_pair: dict[tuple[str, str], set[str]] = {}
