@@ -1,6 +1,7 @@
 """Shards: a config split into n runs that together are the whole run, and merged back into one."""
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -365,6 +366,25 @@ def test_a_merge_names_every_shards_graph_that_failed_to_load(tmp_path):
         (shard_dir / "manifest.json").write_text(json.dumps(manifest))
     merged = json.loads((merge_shards(shard_dirs, tmp_path / "merged") / "manifest.json").read_text())
     assert merged["not_loaded"] == {"grid": "grid.csr: truncated", "rmat": "rmat.csr: truncated"}
+
+
+@pytest.mark.parametrize("change, said", [
+    ({"stand_in_for": "grid", "stand_in": "grid:rows=9,cols=9"}, "the stand-in grid:rows=9,cols=9"),
+    ({"per_graph_cache": {"graph_sha256": "f" * 64}}, "the graph files differ"),
+])
+def test_a_merge_refuses_shards_that_ran_different_graphs_under_one_label(tmp_path, change, said):
+    shard_dirs = run_shards(tmp_path, SPLIT, 2)
+    manifests = [json.loads((shard_dir / "manifest.json").read_text()) for shard_dir in shard_dirs]
+    label = next(label for label in manifests[0]["graphs"] if label in manifests[1]["graphs"])
+    first = manifests[0]["graphs"][label]
+    first.setdefault("per_graph_cache", {}).setdefault("graph_sha256", "0" * 64)
+    manifests[1]["graphs"][label].update(per_graph_cache=dict(first["per_graph_cache"]))
+    manifests[1]["graphs"][label].update(change)  # as if that shard's machine had another file, or none
+    for shard_dir, manifest in zip(shard_dirs, manifests):
+        (shard_dir / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(UserError, match=rf"^cannot merge: graph '{label}': .*{re.escape(said)}"):
+        merge_shards(shard_dirs, tmp_path / "merged")
+    assert not (tmp_path / "merged").exists()
 
 
 def test_a_shard_run_from_other_code_is_named_in_the_merged_report(tmp_path):

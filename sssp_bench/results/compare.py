@@ -51,7 +51,8 @@ from scipy.stats import binomtest
 
 from ..errors import UserError
 from ..jsonfile import write_text_atomic
-from .load import as_runs, graph_difference, label_rows
+from .graph_identity import graph_difference
+from .load import as_runs, label_rows
 from .schema import solve_outcome
 
 NOT_ENOUGH_DATA = "not enough data"

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from typing import Any, Sequence
 
 from ..errors import UserError
+from .graph_identity import graph_difference
 
 PHASE_ORDER = {"prepare": 0, "solve": 1, "energy": 2}
 
@@ -212,17 +213,21 @@ def merged_manifest(run_id: str, manifests: list[dict[str, Any]], merged_from: l
 
     first = manifests[0]
     graphs: dict[str, Any] = {}
+    recorded_by: dict[str, str] = {}  # label -> the shard whose record of it `graphs` holds
     for manifest in manifests:
+        run = str(manifest.get("run_id"))
         for label, record in (manifest.get("graphs") or {}).items():
             earlier = graphs.get(label)
             if earlier is None:
-                graphs[label] = dict(record)
+                graphs[label], recorded_by[label] = dict(record), run
                 continue
-            for key in ("sources", "stand_in_for", "n", "m"):
-                if earlier.get(key) != record.get(key):
-                    raise UserError(f"cannot merge: graph {label!r} has other {key} in run {manifest.get('run_id')} "
-                                    f"than in an earlier shard (did one machine have the real graph and another "
-                                    f"its stand-in?)")
+            difference = graph_difference(earlier, record, (recorded_by[label], run))
+            if difference:
+                raise UserError(f"cannot merge: graph {label!r}: {difference} (did one machine have the real graph "
+                                f"and another its stand-in?)")
+            if earlier.get("sources") != record.get("sources"):
+                raise UserError(f"cannot merge: graph {label!r} has other sources in run {run} than in "
+                                f"{recorded_by[label]}")
             if "variant_order" in earlier or "variant_order" in record:  # each shard ran its cells of one order
                 seed = ((first.get("config") or {}).get("sources") or {}).get("seed", 1)
                 names = {*earlier.get("variant_order", []), *record.get("variant_order", [])}
