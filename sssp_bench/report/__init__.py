@@ -27,7 +27,8 @@ from ..results.claims import judge
 from ..results.energy import energy_table
 from ..results.schema import safe_name
 from ..results.figures import Figure, figures
-from ..results.load import Run, check_same_graphs, load_run, run_folder
+from ..results.graph_identity import first_difference
+from ..results.load import Run, load_run, run_folder
 from ..results.recommend import recommend
 from ..results.records import is_record, load_record
 from ..results.stand_ins import Fidelity, stand_in_fidelity
@@ -86,7 +87,11 @@ def build_report(run_paths: str | os.PathLike[str] | Sequence[str | os.PathLike[
         for entry in (load_record(path) if is_record(path) else [(load_run(path), run_folder(path))])
     ]
     runs = [run for run, _ in loaded]
-    check_same_graphs(runs)
+    different = first_difference(manifest for manifest, _ in runs)
+    if different:  # one graph's times beside another's, in the speedups and the recommendations
+        label, first, later, what = different
+        raise UserError(f"runs {first} and {later} ran different graphs under the label {label!r} ({what}): report "
+                        f"them apart")
     summary = summarize(runs)
     energy, traces = energy_table(runs, [trace_folder for _, trace_folder in loaded])
     return Report([Path(path) for path in paths], runs, summary, judge(runs, summary), figures(runs, summary),

@@ -4,6 +4,7 @@ say. `compare` gives such a pair no ratio, `report` refuses such runs together a
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 
@@ -27,3 +28,19 @@ def graph_difference(base: dict[str, Any] | None, new: dict[str, Any] | None, na
     if all(digests) and digests[0] != digests[1]:
         return f"the graph files differ (sha256 {digests[0][:12]} against {digests[1][:12]})"
     return ""
+
+
+def first_difference(manifests: Iterable[dict[str, Any]]) -> tuple[str, str, str, str] | None:
+    """(label, the first run that recorded it, a later run, what differs) for the first label that two of these
+    runs recorded as different graphs; None where every label is one graph throughout."""
+    first: dict[str, tuple[str, dict[str, Any]]] = {}
+    for manifest in manifests:
+        run_id = str(manifest.get("run_id"))
+        for label, record in (manifest.get("graphs") or {}).items():
+            if label not in first:
+                first[label] = (run_id, record)
+                continue
+            difference = graph_difference(first[label][1], record, (first[label][0], run_id))
+            if difference:
+                return label, first[label][0], run_id, difference
+    return None

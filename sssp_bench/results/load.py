@@ -23,7 +23,6 @@ from ..errors import UserError
 from ..jsonfile import read_json
 from .rows import read_rows
 from .schema import MANIFEST_FILE, NUMERIC_ROW_FIELDS, ROW_FIELDS, ROWS_FILE, SCHEMA_VERSION, schema_version
-from .graph_identity import graph_difference
 from .shards import join_split_shards
 
 Run = tuple[dict[str, Any], pd.DataFrame]  # a run's manifest and rows, as load_run returns them
@@ -128,23 +127,6 @@ def graph_records(manifests: Iterable[dict[str, Any]]) -> dict[str, dict[str, An
             if isinstance(record, dict):
                 records.setdefault(str(label), record)
     return records
-
-
-def check_same_graphs(runs: list[Run]) -> None:
-    """Refuse, in one line, runs that ran different graphs under one label (a run whose dataset cache lacked the
-    real file ran its stand-in under the real graph's label): a report of them would set one graph's times beside
-    another's, in its speedups and its recommendations."""
-    first: dict[str, tuple[str, dict[str, Any]]] = {}
-    for manifest, _ in runs:
-        run_id = str(manifest.get("run_id"))
-        for label, record in (manifest.get("graphs") or {}).items():
-            if label not in first:
-                first[label] = (run_id, record)
-                continue
-            difference = graph_difference(first[label][1], record, (first[label][0], run_id))
-            if difference:
-                raise UserError(f"runs {first[label][0]} and {run_id} ran different graphs under the label {label!r} "
-                                f"({difference}): report them apart")
 
 
 def label_rows(loaded: list[Run]) -> pd.DataFrame:

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from typing import Any, Sequence
 
 from ..errors import UserError
-from .graph_identity import graph_difference
+from .graph_identity import first_difference
 
 PHASE_ORDER = {"prepare": 0, "solve": 1, "energy": 2}
 
@@ -212,22 +212,21 @@ def merged_manifest(run_id: str, manifests: list[dict[str, Any]], merged_from: l
     from ..run.timing import merged_timing
 
     first = manifests[0]
+    different = first_difference(manifests)
+    if different:
+        label, _, _, what = different
+        raise UserError(f"cannot merge: graph {label!r}: {what} (did one machine have the real graph and another its "
+                        f"stand-in?)")
     graphs: dict[str, Any] = {}
-    recorded_by: dict[str, str] = {}  # label -> the shard whose record of it `graphs` holds
     for manifest in manifests:
-        run = str(manifest.get("run_id"))
         for label, record in (manifest.get("graphs") or {}).items():
             earlier = graphs.get(label)
             if earlier is None:
-                graphs[label], recorded_by[label] = dict(record), run
+                graphs[label] = dict(record)
                 continue
-            difference = graph_difference(earlier, record, (recorded_by[label], run))
-            if difference:
-                raise UserError(f"cannot merge: graph {label!r}: {difference} (did one machine have the real graph "
-                                f"and another its stand-in?)")
             if earlier.get("sources") != record.get("sources"):
-                raise UserError(f"cannot merge: graph {label!r} has other sources in run {run} than in "
-                                f"{recorded_by[label]}")
+                raise UserError(f"cannot merge: graph {label!r} has other sources in run {manifest.get('run_id')} "
+                                f"than in an earlier shard")
             if "variant_order" in earlier or "variant_order" in record:  # each shard ran its cells of one order
                 seed = ((first.get("config") or {}).get("sources") or {}).get("seed", 1)
                 names = {*earlier.get("variant_order", []), *record.get("variant_order", [])}
