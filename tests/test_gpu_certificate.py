@@ -63,6 +63,9 @@ def assert_agree(graph, source, values, unreached, kind, expect_ok):
     host, device = both(graph, source, values, unreached, kind)
     assert host.ok is expect_ok, host.message
     assert (device.ok, device.message, device.counts) == (host.ok, host.message, host.counts)
+    # and what it counted as it read them: the runner's reached vertices and arcs for a result left on the device
+    reached = values != unreached
+    assert device.reached == (int(reached.sum()), int(np.diff(graph.row_offsets)[reached].sum()))
 
 
 def plants(graph: CSRGraph, source: int, values: np.ndarray, unreached: int, rng) -> dict[str, np.ndarray]:

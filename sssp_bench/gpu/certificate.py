@@ -17,7 +17,9 @@ and condition 4 a finite value where none does; condition 5 a value that only a 
 vouches for. The kernels (`certificate.cu`) make one load-balanced pass over the arcs and one over the vertices
 and leave counts and the first offender of each kind in a few words; the host reads those back once and words
 the result exactly as `verify.certificate` does (same message, same counts), reading the few values a failure
-message names. Condition 5 takes rounds of its own (a pass over the arcs choosing tight parents, ceil(log2 n)
+message names. Its result also carries the reached vertices and their out-arcs (`CheckResult.reached`), which the
+vertex pass counts anyway: the runner's reached counts (MTEPS) for a result that never leaves the device.
+Condition 5 takes rounds of its own (a pass over the arcs choosing tight parents, ceil(log2 n)
 pointer-jumping passes over the vertices, a settling pass; one readback each) and 12 bytes per vertex more.
 Measured on an H100: R-MAT with 1M vertices and 16M arcs took 1 to 3 rounds (1.1 to 2.4 ms for the whole
 certificate, against 0.4 ms without condition 5) with 1% to 25% weight-0 arcs, and 1 round with H-BF's negative
@@ -169,6 +171,8 @@ def certificate(graph: CSRGraph, source: int, distances: Any, unreached: Any, ki
         work.tight, work.words,
     ))
     words = work.readback.read().copy()
+    # What the vertex pass counted as it read every distance: the row's reached counts, given with every verdict
+    reached = (int(words[C_REACHED]), int(words[C_REACHED_ARCS]))
 
     def canonical(raw: int) -> float:
         return np.inf if raw == int(unreached) else float(raw)
@@ -179,10 +183,11 @@ def certificate(graph: CSRGraph, source: int, distances: Any, unreached: Any, ki
     if words[C_BAD]:
         v = int(words[C_FIRST_BAD])
         return CheckResult(False, f"vertex {v}: level {format_value(value_at(v))} is not a whole number >= 0",
-                           {"bad_values": int(words[C_BAD])})
+                           {"bad_values": int(words[C_BAD])}, reached)
     source_value = canonical(int(words.view(np.int64)[C_SOURCE_VALUE]))
     if source_value != 0:
-        return CheckResult(False, f"vertex {source} (the source): {what} is {format_value(source_value)}, expected 0")
+        return CheckResult(False, f"vertex {source} (the source): {what} is {format_value(source_value)}, expected 0",
+                           reached=reached)
 
     relax_violations = int(words[C_VIOLATIONS])
     violation = None
@@ -202,8 +207,10 @@ def certificate(graph: CSRGraph, source: int, distances: Any, unreached: Any, ki
         anchored = not words[C_NEGATIVE_ARCS]
         unrooted, first = _tight_paths(work, graph, dgraph, dist, suffix, sentinel, unit, weights, source, anchored)
         first_unrooted = (first, value_at(first)) if unrooted else None
-    return certificate_verdict(n, kind, relax_violations, violation, unsupported, orphan, int(words[C_REACHED]),
-                               unrooted=unrooted, first_unrooted=first_unrooted)
+    verdict = certificate_verdict(n, kind, relax_violations, violation, unsupported, orphan, int(words[C_REACHED]),
+                                  unrooted=unrooted, first_unrooted=first_unrooted)
+    verdict.reached = reached
+    return verdict
 
 
 def _tight_paths(work: _Workspace, graph: CSRGraph, dgraph, dist, suffix: str, sentinel, unit, weights,

@@ -46,6 +46,7 @@ class CheckResult:
     ok: bool
     message: str
     counts: dict[str, Any] = field(default_factory=dict)
+    reached: tuple[int, int] | None = None  # (reached vertices, their out-arcs) where the check counted them
 
     def __bool__(self) -> bool:
         return self.ok
