@@ -8,6 +8,8 @@
 # has it, e.g. a dry run on CPU with CONFIG set to a CPU config and a stand-in nvidia-smi on PATH). SKIP_ESTIMATE=1
 # leaves out the shards-N runs (split by the config's estimate), SKIP_KILL=1 the killed-2 run, SKIP_SERVE=1 the
 # served runs; SERVE_ONE=1 adds served-1 and warm-served-1 (the one-GPU baseline through a service), last;
+# ROUNDS=R repeats the one-gpu, measured-N and workers-N runs R times in all (rounds 2 to R after everything
+# else), each over its own round's one-gpu, and prints the median ratio and its range.
 # ONLY_BASELINE=1 stops after the one-gpu run (warm GPUs and a baseline for another script, e.g. shard_profile.sh).
 # BUDGET_SECONDS=S: no step starts, and none runs on, past S seconds of the script's time, so the table, the records
 # and the archive are always written within a call's limit (give S about 30 s less than the limit).
@@ -236,15 +238,25 @@ for n in "${counts[@]}"; do
   [ "${SKIP_ESTIMATE:-0}" = 1 ] || timed "shards-$n" bash -c "sharded shards-$n $n"
 done
 [ "$dask" = 1 ] && [ "${SERVE_ONE:-0}" = 1 ] && served 1  # the one-GPU baseline through a service as well
+# ROUNDS=R: rounds 2 to R of the one-GPU baseline and, for each N, the measured-N and workers-N runs again, in the
+# same order, each split by round 1's one-gpu costs; every run over its own round's one-gpu, median over rounds
+for round in $(seq 2 "${ROUNDS:-1}"); do
+  timed "one-gpu-r$round" env CUDA_VISIBLE_DEVICES=0 sssp-bench run "$config" --output "$runs" --run-id "one-gpu-r$round" \
+    --no-progress
+  for n in "${counts[@]}"; do
+    timed "measured-$n-r$round" bash -c "sharded measured-$n-r$round $n --costs-from $runs/one-gpu"
+    [ "$dask" = 1 ] && timed "workers-$n-r$round" env CUDA_VISIBLE_DEVICES="$(seq -s, 0 $((n - 1)))" sssp-bench run \
+      "$config" --workers "$n" --output "$runs" --run-id "workers-$n-r$round" --costs-from "$runs/one-gpu" --no-progress
+  done
+done
 fi
 
-python3 - "$runs" "${counts[@]}" <<'EOF' | tee -a "$summary"
-"""The table: each run's wall time (this script's clock), over one-gpu's, its solves and statuses; one-gpu's
-breakdown; the kill check."""
+python3 - "$runs" "${ROUNDS:-1}" "${counts[@]}" <<'EOF' | tee -a "$summary"
+"""The table: each run's solves and statuses; one-gpu's breakdown; the kill check."""
 import json, sys
 from pathlib import Path
 
-runs, counts = Path(sys.argv[1]), sys.argv[2:]
+runs, rounds, counts = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
 
 def manifest(name):
     path = runs / name / "manifest.json"
@@ -259,7 +271,9 @@ def solve_rows(name):
 print()
 print(f"{'run':<12} {'solves':>6} {'verified':>8}  statuses")
 KINDS = ("shards", "measured", "served", "warm-served", "workers")
-for name in ["one-gpu"] + [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS] + ["killed-2"]:
+again = [f"{base}-r{round_}" for round_ in range(2, rounds + 1)
+         for base in ["one-gpu"] + [f"{kind}-{n}" for n in counts for kind in ("measured", "workers")]]
+for name in ["one-gpu"] + [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS] + ["killed-2"] + again:
     rows = solve_rows(name)
     if not rows:
         continue
@@ -320,13 +334,38 @@ if killed and whole:
           f"{attempts} attempts at {tasks} tasks (one retried: {'yes' if attempts == tasks + 1 else 'no'})")
 EOF
 
-say ""
-one=$(awk '$1 == "one-gpu" { print $2 }' "$walls")
-say "wall time over one-gpu's (${one:-?} s; targets: 2 GPUs <= 0.55x, 4 GPUs <= 0.30x):"
-while read -r name seconds; do
-  case $name in warmup|one-gpu) continue ;; esac
-  say "$(awk -v n="$name" -v w="$seconds" -v o="${one:-0}" 'BEGIN { printf "  %-14s %7.1f s  %.2fx", n, w, (o > 0 ? w / o : 0) }')"
-done < "$walls"
+python3 - "$walls" <<'EOF' | tee -a "$summary"
+"""Each run's wall time (this script's clock) over its own round's one-gpu (round 1: the names without -rR); with
+several rounds, the median ratio of each kind and its range."""
+import re, statistics, sys
+from collections import defaultdict
+
+walls = [line.split() for line in open(sys.argv[1]) if line.strip()]
+baseline = {}
+for name, seconds in walls:
+    match = re.fullmatch(r"one-gpu(?:-r(\d+))?", name)
+    if match:
+        baseline[int(match.group(1) or 1)] = float(seconds)
+print(f"\nwall time over one-gpu's ({', '.join(f'round {r}: {s:.1f} s' for r, s in sorted(baseline.items()))}; "
+      "targets: 2 GPUs <= 0.55x, 4 GPUs <= 0.30x):")
+ratios = defaultdict(list)
+for name, seconds in walls:
+    if name == "warmup" or name.startswith("one-gpu"):
+        continue
+    match = re.fullmatch(r"(.+?)(?:-r(\d+))?", name)
+    kind, round_ = match.group(1), int(match.group(2) or 1)
+    over = baseline.get(round_)
+    ratio = float(seconds) / over if over else float("nan")
+    ratios[kind].append(ratio)
+    print(f"  {name:<16} {float(seconds):7.1f} s  {ratio:.2f}x")
+several = {kind: values for kind, values in ratios.items() if len(values) > 1}
+if several:
+    print(f"\nmedian over rounds (each over its round's one-gpu; one-gpu median "
+          f"{statistics.median(baseline.values()):.1f} s):")
+    for kind, values in several.items():
+        print(f"  {kind:<16} {statistics.median(values):.2f}x  (range {min(values):.2f} to {max(values):.2f}, "
+              f"{len(values)} rounds)")
+EOF
 
 date=$(date +%Y-%m-%d)
 mkdir -p "$work/records"
@@ -337,6 +376,11 @@ for n in "${counts[@]}"; do
   done
   [ -f "$runs/warm-served-1/manifest.json" ] && members+=("$runs/served-1" "$runs/warm-served-1")
   [ "$n" = 2 ] && [ -f "$runs/killed-2/manifest.json" ] && members+=("$runs/killed-2")
+  for round in $(seq 2 "${ROUNDS:-1}"); do
+    for name in "one-gpu-r$round" "measured-$n-r$round" "workers-$n-r$round"; do
+      [ -f "$runs/$name/manifest.json" ] && members+=("$runs/$name")
+    done
+  done
   rm -rf "$work/records/$date-${short:-gpu}-$config_name-$n"  # FINISH_ONLY=1 after a finished run: made again
   sssp-bench record "${members[@]}" --into "$work/records/$date-${short:-gpu}-$config_name-$n" >/dev/null 2>&1 \
     || say "record of N=$n failed"
