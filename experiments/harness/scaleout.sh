@@ -154,7 +154,14 @@ if [ "$most" -gt 1 ]; then
   wait
   say "primed GPUs 1 to $((most - 1)): $(tail -qn 1 "$runs"/prime-gpu-*.log | tr '\n' ';')"
 fi
-timed one-gpu env CUDA_VISIBLE_DEVICES=0 sssp-bench run "$config" --output "$runs" --run-id one-gpu --no-progress
+one_gpu() {  # one_gpu NAME: the baseline, on GPU 0
+  timed "$1" env CUDA_VISIBLE_DEVICES=0 sssp-bench run "$config" --output "$runs" --run-id "$1" --no-progress
+}
+on_workers() {  # on_workers NAME N: `run --workers N` on GPUs 0 to N-1, split by the one-gpu run's costs
+  timed "$1" env CUDA_VISIBLE_DEVICES="$(seq -s, 0 $(($2 - 1)))" sssp-bench run "$config" --workers "$2" \
+    --output "$runs" --run-id "$1" --costs-from "$runs/one-gpu" --no-progress
+}
+one_gpu one-gpu
 [ "${ONLY_BASELINE:-0}" = 1 ] && exit 0  # ONLY_BASELINE=1: warm GPUs and the one-gpu run, for another script's steps
 
 sharded() {  # sharded NAME N [run options]: N shards in parallel, one GPU each; the last to finish merges them
@@ -230,12 +237,10 @@ served() {  # served N: `sssp-bench serve` on N GPUs (its start not timed), then
 }
 
 for n in "${counts[@]}"; do
-  visible=$(seq -s, 0 $((n - 1)))
   timed "measured-$n" bash -c "sharded measured-$n $n --costs-from $runs/one-gpu"
   if [ "$dask" = 1 ]; then
     [ "${SKIP_SERVE:-0}" = 1 ] || served "$n"
-    timed "workers-$n" env CUDA_VISIBLE_DEVICES="$visible" sssp-bench run "$config" --workers "$n" --output "$runs" \
-      --run-id "workers-$n" --costs-from "$runs/one-gpu" --no-progress
+    on_workers "workers-$n" "$n"
     if [ "$n" = 2 ] && [ "${SKIP_KILL:-0}" != 1 ]; then
       timed killed-2 bash -c kill_one_worker
     fi
@@ -246,12 +251,10 @@ done
 # ROUNDS=R: rounds 2 to R of the one-GPU baseline and, for each N, the measured-N and workers-N runs again, in the
 # same order, each split by round 1's one-gpu costs; every run over its own round's one-gpu, median over rounds
 for round in $(seq 2 "${ROUNDS:-1}"); do
-  timed "one-gpu-r$round" env CUDA_VISIBLE_DEVICES=0 sssp-bench run "$config" --output "$runs" --run-id "one-gpu-r$round" \
-    --no-progress
+  one_gpu "one-gpu-r$round"
   for n in "${counts[@]}"; do
     timed "measured-$n-r$round" bash -c "sharded measured-$n-r$round $n --costs-from $runs/one-gpu"
-    [ "$dask" = 1 ] && timed "workers-$n-r$round" env CUDA_VISIBLE_DEVICES="$(seq -s, 0 $((n - 1)))" sssp-bench run \
-      "$config" --workers "$n" --output "$runs" --run-id "workers-$n-r$round" --costs-from "$runs/one-gpu" --no-progress
+    [ "$dask" = 1 ] && on_workers "workers-$n-r$round" "$n"
   done
 done
 fi

@@ -519,7 +519,6 @@ class Runner:
         references: dict[tuple[str, int], Any] = {}
         with self.timing.measure_graph("load_s"):
             self.out_degrees = graph.out_degrees()  # for the reached-arc count of every solve on this graph
-            self.device_out_degrees = None  # their device copy, made at the first result counted on the device
         try:
             for variant in self._variant_order(entry.label):
                 interrupts.raise_if_requested()
@@ -527,7 +526,6 @@ class Runner:
         finally:
             with self.timing.measure_graph("load_s"):
                 device_certificate.release()
-                self.device_out_degrees = None
                 gpu_runtime.release_device_graphs()  # the next graph gets the device memory (no-op without CuPy)
             self.manifest["graphs"][entry.label]["per_graph_cache"] = self.per_graph.record()
             write_json_atomic(self.manifest_path, self.manifest)
@@ -787,8 +785,7 @@ class Runner:
                        message=f"returned {returned} distances for {graph.n} vertices")
             return row
         if distances is not None:  # a device result is counted by its certificate (_verify)
-            reached = np.isfinite(distances)
-            _count_reached(row, int(reached.sum()), int(self.out_degrees[reached].sum()))
+            _count_reached(row, *self._reached(distances))
         verify_started = self.timing.net_clock()
         try:
             return self._verify(loaded, row, source, index, result, distances, kind, references)
@@ -797,15 +794,10 @@ class Runner:
             self.timing.add("verify_s", verify_s)
             self.cell_clock["verify_s"] += verify_s
 
-    def _reached_on_device(self, result: SolveResult) -> tuple[int, int]:
-        """(reached vertices, their out-arcs) of a device result, by two reductions on the device (the graph's
-        out-degrees uploaded once per graph), instead of a copy of the distances to the host: where the device
-        certificate, which counts them as it checks, did not run."""
-        cp = gpu_runtime.cupy_module()
-        if self.device_out_degrees is None:
-            self.device_out_degrees = cp.asarray(self.out_degrees)
-        reached = result.distances != result.unreached
-        return int(cp.count_nonzero(reached)), int(cp.sum(self.device_out_degrees * reached))
+    def _reached(self, distances: np.ndarray) -> tuple[int, int]:
+        """(reached vertices, their out-arcs) of canonical host distances."""
+        reached = np.isfinite(distances)
+        return int(reached.sum()), int(self.out_degrees[reached].sum())
 
     def _verify(self, loaded: LoadedGraph, row: dict[str, Any], source: int, index: int, result: SolveResult,
                 distances: np.ndarray | None, kind: str, references: dict) -> dict[str, Any]:
@@ -814,9 +806,9 @@ class Runner:
         config, graph = self.config, loaded.graph
         check, row["certificate_device"] = self._certificate(graph, source, result, distances, kind)
         if distances is None:
-            # The device certificate read every distance and counted the reached ones: no reductions of their own,
-            # whose CuPy kernels cost a process 0.3 to 0.4 s at their first use (profiled on an H200)
-            _count_reached(row, *(check.reached or self._reached_on_device(result)))
+            # The certificate counted them (_certificate): no CuPy reductions of their own, whose kernels cost a
+            # process 0.3 to 0.4 s at their first use (profiled on an H200)
+            _count_reached(row, *check.reached)
         row["certificate"] = bool(check.ok)
         problems = [] if check.ok else [f"certificate: {check.message}"]
         if index < config.reference_sources:
@@ -877,7 +869,8 @@ class Runner:
 
     def _certificate(self, graph, source: int, result: SolveResult, distances: np.ndarray | None,
                      kind: str) -> tuple[verify.CheckResult, str]:
-        """The certificate and where it ran: on the device for a CuPy distance array it supports, else the host."""
+        """The certificate and where it ran: on the device for a CuPy distance array it supports, else the host.
+        Where `distances` is None (the result left on the device) its verdict also carries the reached counts."""
         if device_certificate.is_device_array(result.distances):
             supported, _ = device_certificate.supports(graph, result.distances, result.unreached, kind)
             if supported:
@@ -886,8 +879,11 @@ class Runner:
                                                           kind), "gpu"
                 except Exception as error:  # the host certificate still decides
                     self.log(f"device certificate failed ({error.__class__.__name__}: {error}); checked on the host")
-        if distances is None:  # the device certificate failed: the host one decides, on a copy
+        if distances is None:  # the device certificate failed: the host one decides, on a copy, and counts on it
             distances = canonical_distances(result)
+            check = verify.certificate(graph, source, distances, kind=kind)
+            check.reached = self._reached(distances)
+            return check, "cpu"
         return verify.certificate(graph, source, distances, kind=kind), "cpu"
 
     def _reference(self, loaded: LoadedGraph, kind: str, source: int, references: dict):
