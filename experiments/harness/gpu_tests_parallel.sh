@@ -4,11 +4,7 @@
 #   experiments/harness/gpu_tests_parallel.sh [TEST_FILE...]
 # The test files are dealt to the GPUs longest first by their seconds in experiments/harness/gpu-test-seconds.txt
 # ("SECONDS FILE" lines, written by the last run of this script into $OUT; files it does not list count 5 s).
-# PARTS=K deals the files into K parts instead of one per GPU, part i on GPU i mod the GPU count: several pytest
-# processes share a GPU, which the tests leave mostly idle (their host work dominates), e.g. PARTS=3 on one GPU.
-# Then the files that need a GPU to themselves (ALONE: test_gpu_sharing.py records "no other process") run after
-# the parts, as one more part.
-# Prints one summary line per part and the totals; $OUT/gpu-tests.txt keeps every part's tail, and
+# Prints one summary line per GPU and the totals; $OUT/gpu-tests.txt keeps every part's tail, and
 # $OUT/gpu-test-seconds.txt the measured seconds per file for the next split. Exit status: 1 if any part failed.
 set -uo pipefail
 out=${OUT:-/tmp/out}
@@ -17,15 +13,7 @@ gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 [ "$gpus" -ge 1 ] || { echo "no GPU listed by nvidia-smi"; exit 1; }
 files=("$@")
 [ ${#files[@]} -gt 0 ] || mapfile -t files < <(ls tests/test_*.py)
-alone=()
-if [ "${PARTS:-$gpus}" -gt "$gpus" ]; then
-  shared=()
-  for file in "${files[@]}"; do
-    case "$file" in */test_gpu_sharing.py) alone+=("$file");; *) shared+=("$file");; esac
-  done
-  files=("${shared[@]}")
-fi
-parts=$(python3 - "${PARTS:-$gpus}" "${files[@]}" <<'EOF'
+parts=$(python3 - "$gpus" "${files[@]}" <<'EOF'
 import sys
 from pathlib import Path
 gpus, files = int(sys.argv[1]), sys.argv[2:]
@@ -48,15 +36,11 @@ index=0
 while read -r part; do
   [ -n "$part" ] || { index=$((index + 1)); continue; }
   # shellcheck disable=SC2086
-  CUDA_VISIBLE_DEVICES=$((index % gpus)) python3 -m pytest -m gpu -q -p no:cacheprovider --durations=0 --durations-min=0.5 \
+  CUDA_VISIBLE_DEVICES=$index python3 -m pytest -m gpu -q -p no:cacheprovider --durations=0 --durations-min=0.5 \
     $part > "$work/part-$index.txt" 2>&1 &
   index=$((index + 1))
 done <<< "$parts"
 wait
-if [ ${#alone[@]} -gt 0 ]; then
-  CUDA_VISIBLE_DEVICES=0 python3 -m pytest -m gpu -q -p no:cacheprovider --durations=0 --durations-min=0.5 \
-    "${alone[@]}" > "$work/part-$index.txt" 2>&1
-fi
 status=0
 : > "$out/gpu-tests.txt"
 for log in "$work"/part-*.txt; do
