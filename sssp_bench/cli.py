@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import shlex
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Iterator
 
 import click
 
@@ -227,10 +228,11 @@ def export_command(graph: str, output: Path, fmt: str | None, weights: str, dire
               metavar="RUN", help="With --shard: the last shard of the split to finish merges the shard runs in its "
                                   "--output folder into RUN, as `merge` would, without a process of its own.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Run the config on N Dask worker processes here, one per GPU (CPU workers without one), and "
-                   "merge their shards into one run folder. Needs the dask extra.")
+              help="Run the config on N worker processes here, one per GPU (CPU workers without one), which take "
+                   "its tasks as they finish one, and merge their shards into one run folder.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
-              help="Like --workers, on the running Dask cluster at ADDRESS (e.g. tcp://node:8786).")
+              help="Like --workers, on the running Dask cluster at ADDRESS (e.g. tcp://node:8786, or `sssp-bench "
+                   "serve`). Needs the dask extra.")
 @click.option("--shards", "shard_count", type=click.IntRange(min=1), default=None, metavar="S",
               help="With --workers or --scheduler: split into S shards as --shard does (default: a queue of smaller "
                    "tasks, each on one graph, that idle workers pull).")
@@ -254,7 +256,7 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
     \b
     sssp-bench run configs/quick.yaml --shard 2/4        # one of four shard runs (CI jobs, Slurm tasks)
     sssp-bench run configs/quick.yaml --shard 2/4 --merge-into results/quick   # the last one to finish merges
-    sssp-bench run configs/quick.yaml --workers 2        # two Dask workers (one per GPU), one merged run
+    sssp-bench run configs/quick.yaml --workers 2        # two worker processes (one per GPU), one merged run
     """
     distributed = workers is not None or scheduler is not None
     # The CUDA driver initialised while the config is read and the runner imports, and the context made once the
@@ -263,8 +265,6 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
         from .gpu import early_context
 
         early_context.initialise()
-    from .run.config import load_config, select_graphs, select_variants
-
     if shard_text is not None and distributed:
         raise UserError("--shard runs one shard in this process; --workers and --scheduler run every shard: "
                         "give one or the other")
@@ -276,6 +276,32 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
         raise UserError("--merge-into goes with --shard I/N (--workers and --scheduler merge by themselves)")
     if costs_from is not None and shard_text is None and not distributed:
         raise UserError("--costs-from balances a split: it goes with --shard, --workers or --scheduler")
+    log = lambda message: click.echo(message, err=True)  # noqa: E731
+    # --workers: the worker processes forked first, so that each one's GPU driver and context start while this
+    # process reads the config and checks its graphs (run/pool.py); closed by run_on_workers, killed on an error
+    with _worker_pool(workers, log) as pool:
+        _run(config_path, run_id, resume_dir, output, datasets, graph_labels, variant_names, shard_text, merge_into,
+             workers, scheduler, shard_count, costs_from, write_report, progress, pool, log)
+
+
+@contextlib.contextmanager
+def _worker_pool(workers: int | None, log: Callable[[str], None]) -> Iterator[Any]:
+    if workers is None:
+        yield None
+        return
+    from .run.pool import Pool, visible_gpus
+
+    with Pool(workers, visible_gpus(), log) as pool:
+        yield pool
+
+
+def _run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: Path | None,
+         datasets: Path | None, graph_labels: tuple[str, ...], variant_names: tuple[str, ...], shard_text: str | None,
+         merge_into: Path | None, workers: int | None, scheduler: str | None, shard_count: int | None,
+         costs_from: Path | None, write_report: bool, progress: bool, pool: Any, log: Callable[[str], None]) -> None:
+    from .run.config import load_config, select_graphs, select_variants
+
+    distributed = workers is not None or scheduler is not None
     config = load_config(config_path)
     if graph_labels:
         config = select_graphs(config, list(graph_labels))
@@ -286,11 +312,12 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
     if datasets is not None:
         config.datasets = datasets
     if not distributed and config.gpu_variants():
+        from .gpu import early_context
+
         early_context.start()
     from .run.interrupts import Terminated, stop_between_solves
     from .run.outcome import new_run_id  # light: a --workers coordinator never imports the runner (outcome.py)
 
-    log = lambda message: click.echo(message, err=True)  # noqa: E731
     measured = None
     if costs_from is not None:
         from .run.shards import measured_costs
@@ -305,7 +332,7 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
                 run_id = run_id or new_run_id(config, config.output)
                 run_dir = run_dir or config.output / run_id
                 outcome = run_on_workers(config, workers, scheduler, shard_count, run_id, resume_dir, log,
-                                         measured=measured)
+                                         measured=measured, pool=pool)
             else:
                 from .run.runner import resume_run, start_run
 

@@ -1,6 +1,6 @@
 """The CUDA context made in a thread while a process imports (gpu/early_context.py): off where it is switched off
 or no GPU is visible, quiet where no driver loads, and on a GPU the primary context CuPy then computes in; and the
-driver asked, without initialising it, whether a process has initialised CUDA (workers.start_method forks only
+driver asked, without initialising it, whether a process has initialised CUDA (pool.fork_is_safe forks only
 where it has not)."""
 
 from __future__ import annotations

@@ -4,10 +4,10 @@
 # Carry `.whl` (the Dask wheels, README.md) and, for the real graphs, `.carry` (datasets/USA-road-d.NY.gr.gz and
 # datasets/soc-Epinions1.txt.gz, a --mirror for `sssp-bench fetch`; gitdir, the session's .git, restored over the
 # device copy's only with RESTORE_GITDIR=1, so the manifests name the commit). Without them the config's stand-ins
-# run and the --workers steps are skipped, each said so. SKIP_INSTALL=1 skips `pip install -e .` (a checkout that
-# has it, e.g. a dry run on CPU with CONFIG set to a CPU config and a stand-in nvidia-smi on PATH). SKIP_ESTIMATE=1
-# leaves out the shards-N runs (split by the config's estimate), SKIP_KILL=1 the killed-2 run, SKIP_SERVE=1 the
-# served runs; SERVE_ONE=1 adds served-1 and warm-served-1 (the one-GPU baseline through a service), last;
+# run and the served (Dask) steps are skipped, each said so. SKIP_INSTALL=1 skips `pip install -e .` (a checkout
+# that has it, e.g. a dry run on CPU with CONFIG set to a CPU config and a stand-in nvidia-smi on PATH).
+# SKIP_ESTIMATE=1 leaves out the shards-N runs (split by the config's estimate), SKIP_KILL=1 the killed-2 and
+# killed-served-2 runs, SKIP_SERVE=1 the served runs; SERVE_ONE=1 adds served-1 and warm-served-1 (the one-GPU baseline through a service), last;
 # ROUNDS=R repeats the one-gpu, measured-N and workers-N runs R times in all (rounds 2 to R after everything
 # else), each over its own round's one-gpu, and prints the median ratio and its range.
 # ONLY_BASELINE=1 stops after the one-gpu run (warm GPUs and a baseline for another script, e.g. shard_profile.sh).
@@ -29,9 +29,11 @@
 #   served-N     `sssp-bench serve --workers N` started (not timed: it stays up between commands), then
 #                `run --scheduler` on it: workers started, CUDA contexts made, nothing resident yet
 #   warm-served-N  the same command again on the same workers: every graph and prepared implementation resident
-#   workers-N    `run --workers N --costs-from one-gpu` (Dask, one worker per GPU started by the command, the queue
-#                of tasks sized by the measured costs; each worker keeps its graphs and prepared implementations
-#                resident between its tasks)
+#   killed-served-2  (N = 2) a run on the served workers, one Dask worker SIGKILLed in the middle of a task (its
+#                Nanny starts another); its merged counts are checked against workers-2's as killed-2's are
+#   workers-N    `run --workers N --costs-from one-gpu` (worker processes forked by the command, one per GPU,
+#                run/pool.py; the queue of tasks sized by the measured costs; each worker keeps its graphs and
+#                prepared implementations resident between its tasks)
 #   killed-2     (N = 2) the workers-2 run again, one worker SIGKILLed in the middle of a task; then its merged
 #                counts are checked against workers-2's: every solve once, the same statuses, nothing lost
 #   shards-N     as measured-N, split by the config's estimate
@@ -103,7 +105,7 @@ for folder in sorted(folders):
     if os.access(folder, os.W_OK):
         compileall.compile_dir(folder, maxlevels=0, quiet=2)
 EOF
-[ "$dask" = 1 ] || say "no Dask (carry .whl, built for this Python: $(python3 -V)): the --workers steps are skipped"
+[ "$dask" = 1 ] || say "no Dask (carry .whl, built for this Python: $(python3 -V)): the served steps are skipped"
 gpus=$(nvidia-smi -L | grep -c '^GPU ')
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 short=$(echo "$device" | grep -oiE 'h100|h200|a100|l40s|b200' | head -1 | tr 'A-Z' 'a-z')
@@ -184,13 +186,14 @@ sharded() {  # sharded NAME N [run options]: N shards in parallel, one GPU each;
 export -f sharded
 export config runs
 
-kill_one_worker() {  # the killed-2 run: SIGKILL the worker of the first task caught running with 5 solves done
-  local run_dir=$runs/killed-2
-  CUDA_VISIBLE_DEVICES=0,1 sssp-bench run "$config" --workers 2 --output "$runs" --run-id killed-2 --no-progress \
+kill_one_worker() {  # kill_one_worker NAME RUN-OPTION...: a run on two workers (`--workers 2` or `--scheduler ADDRESS`)
+  # whose worker of the first task caught running with 5 solves done is SIGKILLed
+  local name=$1 run_dir=$runs/$1; shift
+  CUDA_VISIBLE_DEVICES=0,1 sssp-bench run "$config" "$@" --output "$runs" --run-id "$name" --no-progress \
     --costs-from "$runs/one-gpu" \
-    > "$runs/killed-2.log" 2>&1 &
+    > "$runs/$name.log" 2>&1 &
   local coordinator=$!
-  python3 - "$run_dir" <<'EOF' >> "$runs/killed-2.log" 2>&1
+  python3 - "$run_dir" <<'EOF' >> "$runs/$name.log" 2>&1
 import json, os, signal, sys, time
 from pathlib import Path
 shards = Path(sys.argv[1]) / "shards"
@@ -229,6 +232,9 @@ served() {  # served N: `sssp-bench serve` on N GPUs (its start not timed), then
       timed "$name" sssp-bench run "$config" --scheduler "$(cat "$address_file")" --output "$runs" --run-id "$name" \
         --costs-from "$runs/one-gpu" --no-progress
     done
+    if [ "$n" = 2 ] && [ "${SKIP_KILL:-0}" != 1 ]; then  # the issue's kill check on Dask workers: a Nanny restarts it
+      timed killed-served-2 bash -c "kill_one_worker killed-served-2 --scheduler $(cat "$address_file")"
+    fi
   else
     say "serve-$n: the workers did not start ($(tail -n 1 "$runs/serve-$n.log"))"
   fi
@@ -238,13 +244,11 @@ served() {  # served N: `sssp-bench serve` on N GPUs (its start not timed), then
 
 for n in "${counts[@]}"; do
   timed "measured-$n" bash -c "sharded measured-$n $n --costs-from $runs/one-gpu"
-  if [ "$dask" = 1 ]; then
-    [ "${SKIP_SERVE:-0}" = 1 ] || served "$n"
-    on_workers "workers-$n" "$n"
-    if [ "$n" = 2 ] && [ "${SKIP_KILL:-0}" != 1 ]; then
-      timed killed-2 bash -c kill_one_worker
-    fi
+  on_workers "workers-$n" "$n"
+  if [ "$n" = 2 ] && [ "${SKIP_KILL:-0}" != 1 ]; then
+    timed killed-2 bash -c "kill_one_worker killed-2 --workers 2"
   fi
+  [ "$dask" = 1 ] && [ "${SKIP_SERVE:-0}" != 1 ] && served "$n"
   [ "${SKIP_ESTIMATE:-0}" = 1 ] || timed "shards-$n" bash -c "sharded shards-$n $n"
 done
 [ "$dask" = 1 ] && [ "${SERVE_ONE:-0}" = 1 ] && served 1  # the one-GPU baseline through a service as well
@@ -254,7 +258,7 @@ for round in $(seq 2 "${ROUNDS:-1}"); do
   one_gpu "one-gpu-r$round"
   for n in "${counts[@]}"; do
     timed "measured-$n-r$round" bash -c "sharded measured-$n-r$round $n --costs-from $runs/one-gpu"
-    [ "$dask" = 1 ] && on_workers "workers-$n-r$round" "$n"
+    on_workers "workers-$n-r$round" "$n"
   done
 done
 fi
@@ -281,7 +285,7 @@ print(f"{'run':<12} {'solves':>6} {'verified':>8}  statuses")
 KINDS = ("shards", "measured", "served", "warm-served", "workers")
 again = [f"{base}-r{round_}" for round_ in range(2, rounds + 1)
          for base in ["one-gpu"] + [f"{kind}-{n}" for n in counts for kind in ("measured", "workers")]]
-for name in ["one-gpu"] + [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS] + ["killed-2"] + again:
+for name in ["one-gpu"] + [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS] + ["killed-2", "killed-served-2"] + again:
     rows = solve_rows(name)
     if not rows:
         continue
@@ -307,6 +311,8 @@ for name in [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS]:
               f"{timing['solve_s']:.1f} s, verification {timing['verify_s']:.1f} s, per-graph {timing['graph_s']:.1f} s, "
               f"setup {timing['setup_s']:.1f} s, start-up {timing['startup_s']:.1f} s")
         contexts = [shard.get("context") or {} for shard in timing["shards"]]
+        if not any(contexts):  # a --workers run: each worker's, kept by the pool (its tasks claimed no start-up)
+            contexts = [context or {} for context in (timing.get("coordinator") or {}).get("contexts") or []]
         if any(contexts):  # gpu/early_context.py: each process's CUDA context, from its start
             seconds = lambda value: "?" if value is None else f"{value:.2f}"  # noqa: E731
             print("  CUDA contexts ready at " + ", ".join(seconds(context.get("ready_s")) for context in contexts)
@@ -326,20 +332,27 @@ for name in [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS]:
                       f"(merge, if this one merged, and exit: {float(ended) - own['finished_unix']:.2f} s)")
         clock = timing.get("coordinator") or {}
         if "results_s" in clock:  # a --workers or --scheduler run: the coordinator's own clock
-            print(f"  coordinator: Dask started in {clock['cluster_s']:.2f} s; tasks submitted at "
+            started = "worker processes" if clock.get("executor") == "processes" else "Dask"
+            ready = clock.get("workers_ready_s")
+            print(f"  coordinator: {started} started in {clock['cluster_s']:.2f} s"
+                  + (f", their imports done at {', '.join(f'{value:.2f}' for value in ready if value is not None)} s"
+                     if ready else "")
+                  + f", the split made at {clock.get('split_s', 0):.2f} s; first tasks out at "
                   f"{clock['submitted_s']:.2f} s, the last result in at {clock['results_s']:.2f} s; cluster closed in "
                   f"{clock['close_s']:.2f} s, merged in {clock['merge_s']:.2f} s; elapsed {clock['elapsed_s']:.2f} s")
-killed, whole = solve_rows("killed-2"), solve_rows("workers-2")
-if killed and whole:
-    key = lambda row: (row["graph"], row["variant"], row["repetition"], row["source_index"])
-    keys = [key(row) for row in killed]
-    attempts = sum(len(entry.get("attempts") or []) for entry in manifest("killed-2")["merged_from"])
-    tasks = len(manifest("killed-2")["merged_from"])
-    same = sorted(keys) == sorted(key(row) for row in whole)
-    print(f"\nkill check: {len(keys)} solves ({len(keys) - len(set(keys))} twice), workers-2 {len(whole)}; the same "
-          f"solves: {'yes' if same else 'NO'}; statuses {manifest('killed-2')['statuses']} vs "
-          f"{manifest('workers-2')['statuses']}: {'equal' if manifest('killed-2')['statuses'] == manifest('workers-2')['statuses'] else 'DIFFERENT'}; "
-          f"{attempts} attempts at {tasks} tasks (one retried: {'yes' if attempts == tasks + 1 else 'no'})")
+for name in ("killed-2", "killed-served-2"):  # --workers 2 (this host's processes), and served Dask workers
+    killed, whole = solve_rows(name), solve_rows("workers-2")
+    if killed and whole:
+        key = lambda row: (row["graph"], row["variant"], row["repetition"], row["source_index"])
+        keys = [key(row) for row in killed]
+        attempts = sum(len(entry.get("attempts") or []) for entry in manifest(name)["merged_from"])
+        tasks = len(manifest(name)["merged_from"])
+        same = sorted(keys) == sorted(key(row) for row in whole)
+        equal = manifest(name)["statuses"] == manifest("workers-2")["statuses"]
+        print(f"\nkill check, {name}: {len(keys)} solves ({len(keys) - len(set(keys))} twice), workers-2 {len(whole)}; "
+              f"the same solves: {'yes' if same else 'NO'}; statuses {manifest(name)['statuses']} vs "
+              f"{manifest('workers-2')['statuses']}: {'equal' if equal else 'DIFFERENT'}; "
+              f"{attempts} attempts at {tasks} tasks (one retried: {'yes' if attempts == tasks + 1 else 'no'})")
 EOF
 
 python3 - "$walls" <<'EOF' | tee -a "$summary"
@@ -383,7 +396,9 @@ for n in "${counts[@]}"; do
     [ -f "$runs/$kind-$n/manifest.json" ] && members+=("$runs/$kind-$n")
   done
   [ -f "$runs/warm-served-1/manifest.json" ] && members+=("$runs/served-1" "$runs/warm-served-1")
-  [ "$n" = 2 ] && [ -f "$runs/killed-2/manifest.json" ] && members+=("$runs/killed-2")
+  for name in killed-2 killed-served-2; do
+    [ "$n" = 2 ] && [ -f "$runs/$name/manifest.json" ] && members+=("$runs/$name")
+  done
   for round in $(seq 2 "${ROUNDS:-1}"); do
     for name in "one-gpu-r$round" "measured-$n-r$round" "workers-$n-r$round"; do
       [ -f "$runs/$name/manifest.json" ] && members+=("$runs/$name")

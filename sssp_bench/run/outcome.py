@@ -1,5 +1,5 @@
 """What a run is called and what it gives back: light, so that a `run --workers` coordinator, which runs no solve
-itself, starts its workers without importing the runner first (workers.py; the workers import it while their CUDA
+itself, starts its workers without importing the runner first (pool.py; the workers import it while their CUDA
 contexts are made)."""
 
 from __future__ import annotations

@@ -1,31 +1,32 @@
-"""One worker per GPU on Dask: `run CONFIG --workers N` (a cluster of N worker processes on this machine) or
-`--scheduler ADDRESS` (a running dask.distributed cluster, e.g. one `dask-cuda-worker` per GPU on several nodes).
+"""A run split into tasks, run on workers and merged into one run folder: `run CONFIG --workers N` (N worker
+processes on this machine, one per GPU: pool.py), `--scheduler ADDRESS` (a running dask.distributed cluster, e.g. one
+`dask-cuda-worker` per GPU on several nodes) and `serve` (such a cluster here, kept up between runs).
 
 The config is split into tasks (shards.py's `queue` split: many smaller tasks, each on one graph, in the order the
 unsplit run runs them, shrinking towards the end; `--shards S`: the `spread` split into S shards instead), kept in
-`RUN/split.json`, and each task is one Dask task that runs its pieces (whole cells or source ranges of them) through
-the ordinary runner into its own run folder, `RUN/shards/RUN-shard-I-of-N/`, so every solve is timed and verified
-as `run` does it. Workers pull tasks as they finish one (the local cluster's scheduler hands a worker its next task
-only then: distributed.scheduler.worker-saturation 1.0), so one expensive cell no longer keeps one worker busy while
-the others idle. A worker process keeps what it loaded between its tasks (resident.py: its graphs and every
-prepared, warmed-up implementation), and every task reads the per-graph cache (per_graph.py) and the device
-measurements (device_cache.py), so a task on a cell the worker has run before costs its solves and nothing else. When every
-task is done they are merged into RUN itself (shards.merge_shards), a run folder that `report` and `compare` read
-as if one process had run the whole config; its `timing` adds the coordinator's own clock (Dask's start, the
+`RUN/split.json`. Each task runs its pieces (whole cells or source ranges of them) through the ordinary runner into
+its own run folder, `RUN/shards/RUN-shard-I-of-N/` (`run_shard`), so every solve is timed and verified as `run` does
+it. Workers take a task only when they finish one (the pool hands them out one at a time; a local Dask cluster is
+told distributed.scheduler.worker-saturation 1.0), so one expensive cell no longer keeps one worker busy while the
+others idle. A worker process keeps what it loaded between its tasks (resident.py: its graphs and every prepared,
+warmed-up implementation), and every task reads the per-graph cache (per_graph.py) and the device measurements
+(device_cache.py), so a task on a cell the worker has run before costs its solves and nothing else. When every task
+is done they are merged into RUN itself (shards.merge_shards), a run folder that `report` and `compare` read as if
+one process had run the whole config; its `timing` adds the coordinator's own clock (the workers' start, the
 preflight, the merge, elapsed_s end to end).
 
-Each worker is pinned to one GPU: dask-cuda's LocalCUDACluster where it is installed, else our own Nanny processes
-each started with CUDA_VISIBLE_DEVICES set to one device; on a machine without a GPU the workers are plain
-processes (a LocalCluster), which run the CPU implementations (and record the GPU ones as unavailable). A worker
-runs one task at a time (one thread), so a GPU is never shared by two solves; CPU workers do share the machine's
-cores and memory bandwidth, so their times are only as clean as the machine is idle.
+Each worker is pinned to one GPU: the pool's by CUDA_VISIBLE_DEVICES; `serve`'s through dask-cuda's
+LocalCUDACluster where it is installed, else our own Nanny processes each started with CUDA_VISIBLE_DEVICES set to
+one device. On a machine without a GPU the workers are plain processes, which run the CPU implementations (and record
+the GPU ones as unavailable). A worker runs one task at a time, so a GPU is never shared by two solves; CPU workers
+do share the machine's cores and memory bandwidth, so their times are only as clean as the machine is idle.
 
 A worker that dies (a crash, a kill, a node lost) loses at most the solve it was in: the runner appended every
-finished solve to rows.jsonl at once, the scheduler hands the task to another worker, and the task resumes the
-shard's folder (`--resume` semantics: finished solves are skipped, a half-written last line is cut), so nothing is
-lost and nothing runs twice; a task is one shard folder, so this holds for source-range tasks as for whole
-cells. A lock on the shard's folder keeps two live processes from ever writing it together.
-Each attempt at a shard is appended to its `attempts.jsonl` (pid, host, worker, GPU, start time), so the
+finished solve to rows.jsonl at once, the task goes to another worker (the pool: back to the front of its queue; Dask:
+its scheduler), and the task resumes the shard's folder (`--resume` semantics: finished solves are skipped, a
+half-written last line is cut), so nothing is lost and nothing runs twice; a task is one shard folder, so this holds
+for source-range tasks as for whole cells. A lock on the shard's folder keeps two live processes from ever writing it
+together. Each attempt at a shard is appended to its `attempts.jsonl` (pid, host, worker, GPU, start time), so the
 retry is on record. `--resume RUN` continues every shard of an interrupted RUN the same way.
 """
 
@@ -49,35 +50,21 @@ from ..errors import UserError
 from .config import Config
 from ..jsonfile import read_json, write_json_atomic
 from .outcome import RunOutcome, new_run_id
+from . import pool as local_pool
 from . import shards
+from .pool import ALLOWED_FAILURES, Pool, TaskKilledWorkers, check_worker_count, fork_is_safe, visible_gpus
 
 DASK_HINT = "pip install 'sssp-bench[dask]'"
 PRELOAD = ["sssp_bench.run.warm_worker"]
 """What each worker imports as it starts (warm_worker.py: the runner's imports; the CUDA context in a thread)."""
 
 
-def require_dask() -> None:
+def require_dask(what: str = "--scheduler") -> None:
     """Refuse, in one line, to go on without dask.distributed."""
     try:
         import distributed  # noqa: F401
     except ImportError:
-        raise UserError(f"--workers and --scheduler need Dask (dask.distributed), which is not installed: "
-                        f"{DASK_HINT}") from None
-
-
-def visible_gpus() -> list[str]:
-    """The GPUs this machine offers to workers, as CUDA_VISIBLE_DEVICES entries: the ones CUDA_VISIBLE_DEVICES
-    already names, else every GPU `nvidia-smi -L` lists (asked without initialising CUDA in this process)."""
-    named = os.environ.get("CUDA_VISIBLE_DEVICES")
-    if named is not None:
-        return [item.strip() for item in named.split(",") if item.strip() and item.strip() != "-1"]
-    if shutil.which("nvidia-smi") is None:
-        return []
-    try:
-        listed = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return [str(index) for index, line in enumerate(listed.stdout.splitlines()) if line.startswith("GPU ")]
+        raise UserError(f"{what} needs Dask (dask.distributed), which is not installed: {DASK_HINT}") from None
 
 
 @contextlib.contextmanager
@@ -154,29 +141,15 @@ def _dask_warnings_only() -> Iterator[None]:
 
 
 def start_method() -> str:
-    """How this process starts its Dask workers: by fork, so that a worker inherits the imports this process made
-    (NumPy, Dask, the config; 4 GPU workers were up in 2.4 s instead of spawn's 3.3 s when they also inherited the
-    runner, measured on an H100 host), unless Dask's config names a method, or fork is unsafe here: off Linux, after
-    this process initialised CUDA (which does not survive a fork; cli.py starts no context in a `--workers`
-    coordinator, but a program that calls run_on_workers may have used the GPU), or after numba started its threads
-    in it (the preflight generated a graph; GNU OpenMP's threads do not survive a fork)."""
+    """How this process starts its Dask workers (`serve`): by fork, so that a worker inherits the imports this process
+    made (NumPy, Dask; 4 GPU workers were up in 2.4 s instead of spawn's 3.3 s when they also inherited the runner,
+    measured on an H100 host), unless Dask's config names a method, or a fork is unsafe here (pool.fork_is_safe)."""
     import dask
 
-    from ..gpu import early_context
-
     configured = dask.config.get("distributed.worker.multiprocessing-method", "spawn")
-    if configured != "spawn" or _named_in_dask_config() or not sys.platform.startswith("linux"):
+    if configured != "spawn" or _named_in_dask_config():
         return configured
-    if early_context.driver_initialized():
-        return "spawn"
-    numba = sys.modules.get("numba")
-    if numba is not None:
-        try:
-            numba.threading_layer()
-            return "spawn"  # numba's threads run here
-        except ValueError:
-            pass  # none started
-    return "fork"
+    return "fork" if fork_is_safe() else "spawn"
 
 
 def _named_in_dask_config() -> bool:
@@ -258,10 +231,10 @@ def serve(workers: int | None, address_file: Path | None, log: Callable[[str], N
 
     from ..jsonfile import write_text_atomic
 
-    require_dask()
+    require_dask("serve")
     gpus = visible_gpus() if gpus is None else gpus
     count = workers or max(1, len(gpus))
-    _check_worker_count(count, gpus)
+    check_worker_count(count, gpus)
     stop = threading.Event()
     previous = {number: signal.signal(number, lambda *_: stop.set()) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -283,13 +256,6 @@ def serve(workers: int | None, address_file: Path | None, log: Callable[[str], N
     log("workers stopped")
 
 
-def _check_worker_count(workers: int, gpus: list[str]) -> None:
-    """One worker per GPU at most, so no two solves share a GPU (none counted on a machine without one)."""
-    if gpus and workers > len(gpus):
-        raise UserError(f"--workers {workers}: this machine shows {len(gpus)} GPU(s) ({','.join(gpus)}); one worker "
-                        f"per GPU keeps each solve's GPU to itself: use --workers {len(gpus)} or fewer")
-
-
 def preflight(config: Config) -> None:
     """Generate the config's graphs once, here, and refuse a missing file, before any worker starts (otherwise
     every worker would generate the same graph at the same time, or fail one by one)."""
@@ -303,74 +269,76 @@ def preflight(config: Config) -> None:
 def run_on_workers(config: Config, workers: int | None = None, scheduler: str | None = None,
                    shard_count: int | None = None, run_id: str | None = None, resume_dir: Path | None = None,
                    log: Callable[[str], None] | None = None, gpus: list[str] | None = None,
-                   measured: shards.MeasuredCosts | None = None) -> RunOutcome:
-    """Run every task of `config` on Dask workers and merge them into one run folder (returned in the outcome).
+                   measured: shards.MeasuredCosts | None = None, pool: Pool | None = None) -> RunOutcome:
+    """Run every task of `config` on workers and merge them into one run folder (returned in the outcome).
 
-    `workers`: start a cluster of that many processes here; `scheduler`: use a running cluster instead.
-    `shard_count`: the spread split into that many shards instead of the queue of tasks. `resume_dir`: an earlier
-    run of this kind to finish (with the split it began with). `gpus`: the devices to pin workers to (default:
-    `visible_gpus()`). `measured`: per-cell costs measured in an earlier run (`run --costs-from`)."""
-    require_dask()
-    began = time.perf_counter()
+    `workers`: that many worker processes here (pool.py), pinned to `gpus` (default: `visible_gpus()`); `pool`: such
+    workers already started (cli.py starts them before it reads the config), closed here; `scheduler`: a running
+    Dask cluster instead. `shard_count`: the spread split into that many shards instead of the queue of tasks.
+    `resume_dir`: an earlier run of this kind to finish (with the split it began with). `measured`: per-cell costs
+    measured in an earlier run (`run --costs-from`)."""
     log = log or (lambda message: None)
+    if scheduler is None and pool is None:
+        gpus = visible_gpus() if gpus is None else gpus
+        check_worker_count(workers or 1, gpus)
+        run_dir = _run_dir(config, run_id, resume_dir)  # refused before any worker starts
+        with Pool(workers or 1, gpus, log) as started:
+            return run_on_workers(config, None, None, shard_count, run_dir.name, resume_dir, log,
+                                  measured=measured, pool=started)
+    if scheduler is not None:
+        require_dask()
+    began = pool.began if pool is not None else time.perf_counter()  # a pool started first: the command's clock
     config = copy.deepcopy(config)
     config.output, config.datasets = config.output.resolve(), config.datasets.resolve()  # workers may cd elsewhere
-    gpus = visible_gpus() if gpus is None else gpus
-    if scheduler is None:
-        _check_worker_count(workers or 1, gpus)
     run_dir = _run_dir(config, run_id, resume_dir)
     recorded = _recorded_split(config, run_dir, shard_count) if resume_dir is not None else None
+    if pool is not None:
+        pool.warm(bool(config.gpu_variants()))  # each worker's context made while the graphs are checked
     started = time.perf_counter()
     preflight(config)
     preflight_s = time.perf_counter() - started
     shards_dir = run_dir / "shards"
     results: list[dict[str, Any]] = []
     started = time.perf_counter()
-    # This process has not imported the runner (outcome.py): the workers it forks import it themselves, while their
-    # CUDA contexts are made
-    with connect(workers, scheduler, gpus, log) as client:
-        from distributed import KilledWorker, as_completed
-
-        available = len(client.scheduler_info().get("workers", {}))
-        if not available:
-            raise UserError(f"--scheduler {scheduler}: the cluster has no worker yet; start them first "
-                            f"(dask-cuda-worker {scheduler}, or dask worker {scheduler})")
-        cluster_s = time.perf_counter() - started
+    # This process has not imported the runner (outcome.py): the workers import it themselves, while their CUDA
+    # contexts are made
+    with (contextlib.nullcontext(_PoolTasks(pool)) if pool is not None else _dask_tasks(scheduler, log)) as tasks:
+        cluster_s = (pool.started_s if pool is not None else time.perf_counter() - started)
         split = recorded or (shards.spread_split(config, shard_count, measured) if shard_count
-                             else shards.queue_split(config, available, measured))
+                             else shards.queue_split(config, tasks.available, measured))
+        split_s = time.perf_counter() - began
         count = split.count
         shards_dir.mkdir(parents=True, exist_ok=True)  # only now: a cluster that cannot be had leaves no folder
         if recorded is None:
             write_json_atomic(run_dir / shards.SPLIT_FILE, {"config_hash": config.hash, **split.to_json()})
-        log(f"{run_dir}: {count} {'task' if split.method == 'queue' else 'shard'}(s) on {available} worker(s) "
+        log(f"{run_dir}: {count} {'task' if split.method == 'queue' else 'shard'}(s) on {tasks.available} worker(s) "
             f"({split.method} split, {shards.estimate_text(split.estimate)})")
-        futures = [client.submit(run_shard, config, index, split, shards_dir, run_dir.name, pure=False,
-                                 priority=count - index, key=f"{run_dir.name}-shard-{index}-of-{count}")
-                   for index in range(1, count + 1)]
-        submitted = time.perf_counter()
-        for future in as_completed(futures):
-            futures.remove(future)
-            try:
-                result = future.result()
-            except KilledWorker:
-                raise UserError(f"{future.key}: the workers that ran it died too often in a row (Dask's "
-                                f"distributed.scheduler.allowed-failures); finish it with --resume {run_dir}") from None
-            results.append(result)
-            # Let go of the finished task: a result the client still holds lives on its worker, and a worker that
-            # dies later would have every such task run again only to give its result back
-            future.release()
-            log(f"shard {result['index']}/{count} done ({statuses_line(result['statuses'])}) by pid {result['pid']} "
-                f"on {result['host']}" + (f", GPU {result['gpu']}" if result["gpu"] else ""))
+        calls = [(config, index, split, shards_dir, run_dir.name) for index in range(1, count + 1)]
+        names = [f"{run_dir.name}-shard-{index}-of-{count}" for index in range(1, count + 1)]
+        try:
+            for result in tasks.run(run_shard, calls, names):
+                results.append(result)
+                log(f"shard {result['index']}/{count} done ({statuses_line(result['statuses'])}) by pid "
+                    f"{result['pid']} on {result['host']}" + (f", GPU {result['gpu']}" if result["gpu"] else ""))
+        except TaskKilledWorkers as failed:
+            often = (f"{ALLOWED_FAILURES} times" if pool is not None
+                     else "too often (Dask's distributed.scheduler.allowed-failures)")
+            raise UserError(f"{failed.name}: the workers that ran it died {often} in a row; finish it with "
+                            f"--resume {run_dir}") from None
         done = time.perf_counter()
-    started = time.perf_counter()
+        if pool is not None:
+            pool.close()
+    closed = time.perf_counter()
 
-    def coordinator() -> dict[str, float]:
-        """The coordinator's clock: the whole command, Dask and the merge included; when the last task was
-        submitted and the last result came (seconds since run_on_workers began, as elapsed_s), and how long the
-        cluster took to close."""
-        return {"cluster_s": cluster_s, "preflight_s": preflight_s, "submitted_s": submitted - began,
-                "results_s": done - began, "close_s": started - done, "merge_s": time.perf_counter() - started,
-                "elapsed_s": time.perf_counter() - began}
+    def coordinator() -> dict[str, Any]:
+        """The coordinator's clock: the whole command, the workers' start and the merge included (seconds since the
+        workers started, or since run_on_workers began on Dask): the split made, the first task handed out (every
+        task submitted, on Dask), the last result in, how long the workers took to stop."""
+        return {"cluster_s": cluster_s, "preflight_s": preflight_s, "split_s": split_s,
+                "submitted_s": (pool.first_task_s if pool is not None else tasks.submitted - began),
+                "results_s": done - began, "close_s": closed - done, "merge_s": time.perf_counter() - closed,
+                "elapsed_s": time.perf_counter() - began,
+                **(pool.timing() if pool is not None else {"executor": "dask"})}
 
     shards.merge_shards([Path(result["run_dir"]) for result in results], run_dir, log=log, coordinator=coordinator)
     merged = read_json(run_dir / "manifest.json")
@@ -378,6 +346,54 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
     outcome.statuses.update(merged["statuses"])
     outcome.not_loaded.update(merged.get("not_loaded") or {})  # any shard's graph that failed to load
     return outcome
+
+
+class _PoolTasks:
+    """The tasks on this host's worker processes (pool.py)."""
+
+    def __init__(self, pool: Pool) -> None:
+        self.pool = pool
+        self.available = pool.available
+
+    def run(self, function: Callable[..., Any], calls: list[tuple], names: list[str]) -> Iterator[Any]:
+        for _, result in self.pool.run(function, calls, names):
+            yield result
+
+
+class _DaskTasks:
+    """The tasks on a running Dask cluster, pulled by its workers in the order given."""
+
+    def __init__(self, client: Any, scheduler: str) -> None:
+        self.client = client
+        self.available = len(client.scheduler_info().get("workers", {}))
+        if not self.available:
+            raise UserError(f"--scheduler {scheduler}: the cluster has no worker yet; start them first "
+                            f"(dask-cuda-worker {scheduler}, or dask worker {scheduler})")
+        self.submitted = time.perf_counter()
+
+    def run(self, function: Callable[..., Any], calls: list[tuple], names: list[str]) -> Iterator[Any]:
+        from distributed import KilledWorker, as_completed
+
+        count = len(calls)
+        futures = [self.client.submit(function, *call, pure=False, priority=count - index, key=name)
+                   for index, (call, name) in enumerate(zip(calls, names))]
+        self.submitted = time.perf_counter()
+        for future in as_completed(futures):
+            futures.remove(future)
+            try:
+                result = future.result()
+            except KilledWorker:
+                raise TaskKilledWorkers(future.key) from None
+            # Let go of the finished task: a result the client still holds lives on its worker, and a worker that
+            # dies later would have every such task run again only to give its result back
+            future.release()
+            yield result
+
+
+@contextlib.contextmanager
+def _dask_tasks(scheduler: str, log: Callable[[str], None]) -> Iterator[_DaskTasks]:
+    with connect(None, scheduler, [], log) as client:
+        yield _DaskTasks(client, scheduler)
 
 
 def _run_dir(config: Config, run_id: str | None, resume_dir: Path | None) -> Path:
@@ -465,6 +481,9 @@ def _exclusive(run_dir: Path) -> Iterator[None]:
 
 
 def _worker_address() -> str | None:
+    """This worker's name: a pool worker's (pool.py), else its Dask address; None elsewhere."""
+    if local_pool.worker_name is not None:
+        return local_pool.worker_name
     try:
         from distributed import get_worker
 

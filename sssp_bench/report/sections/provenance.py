@@ -143,7 +143,8 @@ def timing_rows(timing: Any) -> list[tuple[str, str]]:
         wall = (f"{seconds_text(elapsed)} elapsed; " if elapsed is not None else "") + \
             f"{len(timing['shards'])} shards: {value(seconds('wall_s'))}{ratio}"
         if coordinator:
-            wall += (f"; Dask started in {seconds_text(coordinator.get('cluster_s'))}, merged in "
+            started = "worker processes" if coordinator.get("executor") == "processes" else "Dask"
+            wall += (f"; {started} started in {seconds_text(coordinator.get('cluster_s'))}, merged in "
                      f"{seconds_text(coordinator.get('merge_s'))}")
     else:
         wall = f"{seconds_text(timing.get('wall_s'))}{ratio}"
