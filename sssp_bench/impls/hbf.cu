@@ -861,6 +861,15 @@ extern "C" __global__ void hbf_settle_sinks(dist_t* dist, const vertex_t* sinks,
 // thread per arc; its tail is found by binary search in the row offsets (row_offsets + 1 is the inclusive scan
 // of the out-degrees). `in_degree` counts every arc into a vertex, self-loops and parallel arcs included.
 // A negative self-loop is a negative cycle: it stays a normal arc, so relaxing it reports the cycle.
+// Each vertex's in-degree, for hbf_mark (in_degree zeroed by the caller). Not cupy.bincount: its first call in a
+// process imports cupyx and SciPy (0.3 to 0.5 s of every worker process's first hbf, measured on an H200 host).
+extern "C" __global__ void hbf_in_degrees(const vertex_t* __restrict__ columns, long long m,
+                                          unsigned long long* in_degree) {
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < m; e += stride)
+        atomicAdd(in_degree + columns[e], 1ULL);
+}
+
 extern "C" __global__ void hbf_mark(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ columns,
                                     const weight_t* __restrict__ weights, int unit_weights, long long n, long long m,
                                     const long long* __restrict__ in_degree, vertex_t* marked) {

@@ -268,8 +268,8 @@ class HBF(GpuSsspBase):
                 f"linking with -rdc=true failed here ({type(error).__name__}: {str(error)[:300]}); use "
                 f"'cooperative'") from error
         self.kernels = {name: self.module.function(name) for name in (
-            "hbf_init", "hbf_source", "hbf_iteration", "hbf_heavy", "hbf_unpack", "hbf_settle_sinks", "hbf_mark",
-            "hbf_bump_base", "hbf_grid_init", "hbf_grid_source", "hbf_grid_iteration")}
+            "hbf_init", "hbf_source", "hbf_iteration", "hbf_heavy", "hbf_unpack", "hbf_settle_sinks", "hbf_in_degrees",
+            "hbf_mark", "hbf_bump_base", "hbf_grid_init", "hbf_grid_source", "hbf_grid_iteration")}
         self.resident = runtime.resident_threads()
         self.wave_blocks = max(1, self.resident // BLOCK)
         self.iteration_blocks = self._one_wave(self.kernels["hbf_iteration"])
@@ -338,7 +338,9 @@ class HBF(GpuSsspBase):
         cp, graph, dgraph = self.cp, self.graph, self.dgraph
         n, m = graph.n, graph.m
         columns = dgraph.column_ids[:m]
-        in_degree = cp.bincount(columns, minlength=n).astype(np.int64)
+        in_degree = cp.zeros(n, dtype=np.int64)
+        runtime.launch(self.kernels["hbf_in_degrees"], runtime.blocks_for(m, BLOCK, cap=65536), BLOCK,
+                       (columns, np.int64(m), in_degree))
         self.columns = cp.empty(m, dtype=np.int32)
         runtime.launch(self.kernels["hbf_mark"], runtime.blocks_for(m, BLOCK, cap=65536), BLOCK,
                        (dgraph.row_offsets, columns, *self.weight_args(), np.int64(n), np.int64(m), in_degree,
