@@ -72,6 +72,18 @@ def test_uniform_weights_agree_on_both_arcs_of_an_undirected_edge():
     assert len(set(lookup.values())) > 100  # and they are not all the same
 
 
+@pytest.mark.parametrize("spec", ["random:n=300,m=4000,seed=2", "grid:rows=17,cols=23,seed=1"])
+@pytest.mark.parametrize("low, high", [(1, 100), (-(2**31), 2**31 - 1), (0, 2)])
+def test_numpy_and_numba_draw_the_same_uniform_weights(monkeypatch, spec, low, high):
+    from sssp_bench.graph import weights
+
+    graph = generate(spec)  # a directed graph, then an undirected one (a weight per unordered pair)
+    vectorised = weights.uniform_weights(graph, low, high, 7)
+    monkeypatch.setattr(weights, "VECTORISED_ARCS", 0)  # numba's parallel loop, as on a graph of millions of arcs
+    np.testing.assert_array_equal(vectorised, weights.uniform_weights(graph, low, high, 7))
+    assert vectorised.dtype == np.int32 and vectorised.min() >= low and vectorised.max() < high
+
+
 def test_negative_weights_make_negative_arcs_but_no_negative_cycle(random_graph):
     graph = apply_weights(random_graph, "negative:min=1,max=100,potential=50,seed=3")
     assert graph.weights.dtype == np.int32 and graph.directed

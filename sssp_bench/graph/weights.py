@@ -31,7 +31,7 @@ from numba import njit, prange
 from .csr import CSRGraph
 from ..errors import SpecError
 from .generators.spec import INT32_MAX, Param, canonical_from_params, resolve_params, split_spec
-from .rng import STREAM_POTENTIALS, STREAM_WEIGHTS, random_word, stream_key, uniform_ints, word_below
+from .rng import STREAM_POTENTIALS, STREAM_WEIGHTS, random_below, random_word, stream_key, uniform_ints, word_below
 
 INT32_MIN = -(2**31)
 _EXAMPLE = "uniform:min=1,max=100,seed=3"
@@ -116,16 +116,35 @@ def _uniform_arc_weights(row_offsets, column_ids, key, low, span, symmetric, out
             out[at] = low + word_below(random_word(key, counter), span)
 
 
+VECTORISED_ARCS = 1 << 22
+"""Up to this many arcs, uniform weights are drawn with NumPy, not numba's parallel loop: its first call in a process
+loads it and starts numba's threads, 0.3 to 0.4 s (soc-Epinions1's weights, 508k arcs, in every worker process of a
+`run --workers` on a 64-core H200 host), where NumPy takes about 10 ms. Both draw the same weights."""
+
+
 def uniform_weights(graph: CSRGraph, low: int, high: int, seed: int) -> np.ndarray:
     """int32[m] uniform in [low, high): per arc for a directed graph, per unordered pair for an undirected one."""
     if not INT32_MIN <= low < high <= INT32_MAX + 1:
         raise SpecError(f"uniform weights: need {INT32_MIN} <= min < max <= {INT32_MAX + 1}, got [{low}, {high})")
+    key, symmetric = stream_key(seed, STREAM_WEIGHTS), not graph.directed
+    if graph.m <= VECTORISED_ARCS:
+        return _uniform_arc_weights_vectorised(graph, key, low, high - low, symmetric)
     out = np.empty(graph.m, dtype=np.int32)
-    if graph.m:
-        _uniform_arc_weights(np.asarray(graph.row_offsets), np.asarray(graph.column_ids),
-                             stream_key(seed, STREAM_WEIGHTS), np.int64(low), np.int64(high - low),
-                             not graph.directed, out)
+    _uniform_arc_weights(np.asarray(graph.row_offsets), np.asarray(graph.column_ids), key, np.int64(low),
+                         np.int64(high - low), symmetric, out)
     return out
+
+
+def _uniform_arc_weights_vectorised(graph: CSRGraph, key: np.uint64, low: int, span: int,
+                                    symmetric: bool) -> np.ndarray:
+    """_uniform_arc_weights in NumPy: the same counters, the same words, the same weights."""
+    if symmetric:
+        tails = graph.arc_sources().astype(np.uint64)
+        heads = np.asarray(graph.column_ids).astype(np.uint64)
+        counters = np.minimum(tails, heads) * np.uint64(graph.n) + np.maximum(tails, heads)
+    else:
+        counters = np.arange(graph.m, dtype=np.uint64)
+    return (np.int64(low) + random_below(key, counters, span)).astype(np.int32)
 
 
 def random_potentials(n: int, potential: int, seed: int) -> np.ndarray:
