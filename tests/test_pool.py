@@ -121,6 +121,14 @@ def test_each_worker_is_pinned_to_its_own_gpu_before_it_imports_anything():
     assert pool.timing()["died"] == []
 
 
+def test_calls_larger_than_a_pipe_buffer_reach_workers_that_are_still_importing():
+    big = b"x" * (1 << 20)  # a worker's pipe is read in a thread from its start: no send waits on its imports
+    with Pool(2, []) as pool:
+        sizes = dict(pool.run(len, [(big,)] * 3, ["one", "two", "three"]))
+        pool.close()
+    assert sizes == {0: len(big), 1: len(big), 2: len(big)}
+
+
 def test_a_workers_exception_is_raised_in_the_coordinator_with_its_traceback_and_stops_the_workers():
     pool = Pool(1, [])
     with pytest.raises(ZeroDivisionError) as raised, pool:

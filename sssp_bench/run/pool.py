@@ -32,6 +32,7 @@ from __future__ import annotations
 import collections
 import multiprocessing
 import os
+import queue
 import shutil
 import signal
 import socket
@@ -131,11 +132,17 @@ class Pool:
         self.began, self.began_unix = time.perf_counter(), time.time()
         self.log = log or (lambda message: None)
         self.context_wanted: bool | None = None
-        self.method = "fork" if fork_is_safe() else "spawn"
-        self.slots = [self._start(number, gpus[number] if gpus else None, self.method) for number in range(count)]
-        self.started_s = time.perf_counter() - self.began
         self.first_task_s: float | None = None
         self.close_s: float | None = None
+        self.method = "fork" if fork_is_safe() else "spawn"
+        self.slots: list[_Slot] = []
+        try:
+            for number in range(count):
+                self.slots.append(self._start(number, gpus[number] if gpus else None, self.method))
+        except BaseException:
+            self.close(kill=True)  # the ones started, if one could not be
+            raise
+        self.started_s = time.perf_counter() - self.began
         where = (f"{count} worker(s), one per GPU: {','.join(gpus[:count])}" if gpus
                  else f"no GPU here: {count} CPU worker process(es)")
         self.log(where)
@@ -275,8 +282,9 @@ class Pool:
 
 
 def _serve(connection: Connection, gpu: str | None, name: str) -> None:
-    """A worker process: its GPU pinned and the driver initialised at once, the context made when the coordinator
-    asks for it (read in a thread, so it starts while the runner imports), then calls until told to stop."""
+    """A worker process: its GPU pinned and the driver initialised at once, the context made as soon as the
+    coordinator asks for it (its pipe is read in a thread, so that starts while the runner imports), then calls until
+    told to stop."""
     global worker_name
     worker_name = name
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the coordinator decides
@@ -287,25 +295,20 @@ def _serve(connection: Connection, gpu: str | None, name: str) -> None:
 
     if gpu is not None:
         early_context.initialise()
-    first: list[Any] = []
-    listener = threading.Thread(target=_first_message, args=(connection, first, early_context), daemon=True)
-    listener.start()
+    inbox: queue.SimpleQueue = queue.SimpleQueue()
+    warmed = threading.Event()
+    threading.Thread(target=_listen, args=(connection, inbox, warmed, early_context), daemon=True).start()
     from . import provenance, runner  # noqa: F401  (what every task imports)
     from .timing import claim_startup, process_started_unix
 
-    listener.join()
-    if not first:
-        return  # the coordinator went away before it said anything
+    warmed.wait()
     claim_startup()
     provenance.fix_process_code()  # the code this worker imported, named by every run it serves
-    connection.send(("ready", time.time()))
-    while True:
-        try:
-            message = connection.recv()
-        except (EOFError, OSError):
-            return  # the coordinator died
-        if message is None:
-            break
+    try:
+        connection.send(("ready", time.time()))
+    except OSError:
+        return  # the coordinator went away before the first task
+    while (message := inbox.get()) is not None:
         _, function, call = message
         try:
             result = function(*call)
@@ -318,15 +321,24 @@ def _serve(connection: Connection, gpu: str | None, name: str) -> None:
     gc.freeze()  # the interpreter's last collection would walk every object kept resident
 
 
-def _first_message(connection: Connection, first: list[Any], early_context: Any) -> None:
-    """The coordinator's ("warm", wanted): the context made at once when wanted."""
-    try:
-        _, wanted = connection.recv()
-    except (EOFError, OSError):
-        return
-    if wanted:
-        early_context.start()
-    first.append(wanted)
+def _listen(connection: Connection, inbox: queue.SimpleQueue, warmed: threading.Event, early_context: Any) -> None:
+    """Everything the coordinator sends, read as it comes, so that its sends never wait on a busy worker: ("warm",
+    wanted) makes the context at once when wanted; calls go to the inbox; None (stop), or the pipe closed (the
+    coordinator died), ends it."""
+    while True:
+        try:
+            message = connection.recv()
+        except (EOFError, OSError):
+            message = None
+        if message is not None and message[0] == "warm":
+            if message[1]:
+                early_context.start()
+            warmed.set()
+            continue
+        inbox.put(message)
+        if message is None:
+            warmed.set()  # a worker stopped before it was warmed exits at once
+            return
 
 
 def _send_failure(connection: Connection, error: BaseException) -> None:
