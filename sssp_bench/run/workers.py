@@ -37,9 +37,7 @@ import copy
 import fcntl
 import json
 import os
-import shutil
 import socket
-import subprocess
 import sys
 import time
 from datetime import datetime, timezone
@@ -279,10 +277,8 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
     measured in an earlier run (`run --costs-from`)."""
     log = log or (lambda message: None)
     if scheduler is None and pool is None:
-        gpus = visible_gpus() if gpus is None else gpus
-        check_worker_count(workers or 1, gpus)
         run_dir = _run_dir(config, run_id, resume_dir)  # refused before any worker starts
-        with Pool(workers or 1, gpus, log) as started:
+        with Pool(workers or 1, visible_gpus() if gpus is None else gpus, log) as started:
             return run_on_workers(config, None, None, shard_count, run_dir.name, resume_dir, log,
                                   measured=measured, pool=started)
     if scheduler is not None:
