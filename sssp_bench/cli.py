@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import shlex
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Callable
 
 import click
 
@@ -278,30 +277,15 @@ def run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: 
         raise UserError("--costs-from balances a split: it goes with --shard, --workers or --scheduler")
     log = lambda message: click.echo(message, err=True)  # noqa: E731
     # --workers: the worker processes forked first, so that each one's GPU driver and context start while this
-    # process reads the config and checks its graphs (run/pool.py); closed by run_on_workers, killed on an error
-    with _worker_pool(workers, log) as pool:
-        _run(config_path, run_id, resume_dir, output, datasets, graph_labels, variant_names, shard_text, merge_into,
-             workers, scheduler, shard_count, costs_from, write_report, progress, pool, log)
+    # process reads the config and checks its graphs (run/pool.py); closed by run_on_workers, killed if the command
+    # ends before it (an error, an interrupt)
+    pool = None
+    if workers is not None:
+        from .run.pool import Pool, visible_gpus
 
-
-@contextlib.contextmanager
-def _worker_pool(workers: int | None, log: Callable[[str], None]) -> Iterator[Any]:
-    if workers is None:
-        yield None
-        return
-    from .run.pool import Pool, visible_gpus
-
-    with Pool(workers, visible_gpus(), log) as pool:
-        yield pool
-
-
-def _run(config_path: Path, run_id: str | None, resume_dir: Path | None, output: Path | None,
-         datasets: Path | None, graph_labels: tuple[str, ...], variant_names: tuple[str, ...], shard_text: str | None,
-         merge_into: Path | None, workers: int | None, scheduler: str | None, shard_count: int | None,
-         costs_from: Path | None, write_report: bool, progress: bool, pool: Any, log: Callable[[str], None]) -> None:
+        pool = click.get_current_context().with_resource(Pool(workers, visible_gpus(), log))
     from .run.config import load_config, select_graphs, select_variants
 
-    distributed = workers is not None or scheduler is not None
     config = load_config(config_path)
     if graph_labels:
         config = select_graphs(config, list(graph_labels))
@@ -312,8 +296,6 @@ def _run(config_path: Path, run_id: str | None, resume_dir: Path | None, output:
     if datasets is not None:
         config.datasets = datasets
     if not distributed and config.gpu_variants():
-        from .gpu import early_context
-
         early_context.start()
     from .run.interrupts import Terminated, stop_between_solves
     from .run.outcome import new_run_id  # light: a --workers coordinator never imports the runner (outcome.py)

@@ -124,8 +124,8 @@ class Pool:
     """`count` worker processes on `gpus` (one each, in order; none on a machine without a GPU), started now.
 
     `warm(gpu_variants)` tells them whether to make CUDA contexts; `run(function, calls, names)` runs each call on the
-    next idle worker and yields (index, result) as they finish; `close()` stops them (an exception leaving the
-    `with` block kills them instead)."""
+    next idle worker and yields (index, result) as they finish; `close()` stops them. Leaving the `with` block
+    before `close()` (an error, an interrupt) kills them: a killed worker loses at most its current solve."""
 
     def __init__(self, count: int, gpus: list[str], log: Callable[[str], None] | None = None) -> None:
         check_worker_count(count, gpus)
@@ -152,8 +152,8 @@ class Pool:
     def __enter__(self) -> "Pool":
         return self
 
-    def __exit__(self, kind: type | None, *_: Any) -> None:
-        self.close(kill=kind is not None)
+    def __exit__(self, *_: Any) -> None:
+        self.close(kill=True)  # a no-op after close()
 
     @property
     def available(self) -> int:
@@ -244,13 +244,13 @@ class Pool:
         self.log(f"worker pid {slot.process.pid} started by spawn in its place")
 
     def timing(self) -> dict[str, Any]:
-        """The pool's clock, in seconds from its start: workers started, each one's imports done, the first task
-        handed out; each worker's CUDA driver and context (seconds from its own start, early_context.record), and
-        the workers that died."""
-        return {"executor": "processes", "method": self.method, "workers_started_s": round(self.started_s, 4),
+        """What the pool adds to the coordinator's clock (which has its start, `started_s`, and its first task out,
+        `first_task_s`): each worker's imports done, in seconds from the pool's start; each worker's CUDA driver and
+        context (seconds from its own start, early_context.record); the workers that died."""
+        return {"executor": "processes", "method": self.method,
                 "workers_ready_s": [None if slot.ready_s is None else round(slot.ready_s, 4) for slot in self.slots],
                 "contexts": [slot.context for slot in self.slots],
-                "first_task_s": self.first_task_s, "died": [entry for slot in self.slots for entry in slot.history]}
+                "died": [entry for slot in self.slots for entry in slot.history]}
 
     def close(self, kill: bool = False) -> None:
         """Stop the workers (told to, then killed past CLOSE_TIMEOUT_S); `kill`: at once (SIGTERM, then SIGKILL),

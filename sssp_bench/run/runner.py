@@ -879,12 +879,12 @@ class Runner:
                                                           kind), "gpu"
                 except Exception as error:  # the host certificate still decides
                     self.log(f"device certificate failed ({error.__class__.__name__}: {error}); checked on the host")
-        if distances is None:  # the device certificate failed: the host one decides, on a copy, and counts on it
-            distances = canonical_distances(result)
-            check = verify.certificate(graph, source, distances, kind=kind)
+        copied = distances is None  # the device certificate failed: the host one decides, on a copy, and counts on it
+        distances = canonical_distances(result) if copied else distances
+        check = verify.certificate(graph, source, distances, kind=kind)
+        if copied:
             check.reached = self._reached(distances)
-            return check, "cpu"
-        return verify.certificate(graph, source, distances, kind=kind), "cpu"
+        return check, "cpu"
 
     def _reference(self, loaded: LoadedGraph, kind: str, source: int, references: dict):
         """Reference distances for a source (a sampled one, or one where a solver reported a negative cycle),

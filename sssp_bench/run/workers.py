@@ -298,7 +298,7 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
     started = time.perf_counter()
     # This process has not imported the runner (outcome.py): the workers import it themselves, while their CUDA
     # contexts are made
-    with (contextlib.nullcontext(_PoolTasks(pool)) if pool is not None else _dask_tasks(scheduler, log)) as tasks:
+    with (contextlib.nullcontext(pool) if pool is not None else _dask_tasks(scheduler, log)) as tasks:
         cluster_s = (pool.started_s if pool is not None else time.perf_counter() - started)
         split = recorded or (shards.spread_split(config, shard_count, measured) if shard_count
                              else shards.queue_split(config, tasks.available, measured))
@@ -312,7 +312,7 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
         calls = [(config, index, split, shards_dir, run_dir.name) for index in range(1, count + 1)]
         names = [f"{run_dir.name}-shard-{index}-of-{count}" for index in range(1, count + 1)]
         try:
-            for result in tasks.run(run_shard, calls, names):
+            for _, result in tasks.run(run_shard, calls, names):
                 results.append(result)
                 log(f"shard {result['index']}/{count} done ({statuses_line(result['statuses'])}) by pid "
                     f"{result['pid']} on {result['host']}" + (f", GPU {result['gpu']}" if result["gpu"] else ""))
@@ -344,20 +344,8 @@ def run_on_workers(config: Config, workers: int | None = None, scheduler: str | 
     return outcome
 
 
-class _PoolTasks:
-    """The tasks on this host's worker processes (pool.py)."""
-
-    def __init__(self, pool: Pool) -> None:
-        self.pool = pool
-        self.available = pool.available
-
-    def run(self, function: Callable[..., Any], calls: list[tuple], names: list[str]) -> Iterator[Any]:
-        for _, result in self.pool.run(function, calls, names):
-            yield result
-
-
 class _DaskTasks:
-    """The tasks on a running Dask cluster, pulled by its workers in the order given."""
+    """The tasks on a running Dask cluster, pulled by its workers in the order given; `run` as the pool's (pool.py)."""
 
     def __init__(self, client: Any, scheduler: str) -> None:
         self.client = client
@@ -367,15 +355,15 @@ class _DaskTasks:
                             f"(dask-cuda-worker {scheduler}, or dask worker {scheduler})")
         self.submitted = time.perf_counter()
 
-    def run(self, function: Callable[..., Any], calls: list[tuple], names: list[str]) -> Iterator[Any]:
+    def run(self, function: Callable[..., Any], calls: list[tuple], names: list[str]) -> Iterator[tuple[int, Any]]:
         from distributed import KilledWorker, as_completed
 
         count = len(calls)
-        futures = [self.client.submit(function, *call, pure=False, priority=count - index, key=name)
-                   for index, (call, name) in enumerate(zip(calls, names))]
+        futures = {self.client.submit(function, *call, pure=False, priority=count - index, key=name): index
+                   for index, (call, name) in enumerate(zip(calls, names))}
         self.submitted = time.perf_counter()
-        for future in as_completed(futures):
-            futures.remove(future)
+        for future in as_completed(list(futures)):
+            index = futures.pop(future)
             try:
                 result = future.result()
             except KilledWorker:
@@ -383,7 +371,7 @@ class _DaskTasks:
             # Let go of the finished task: a result the client still holds lives on its worker, and a worker that
             # dies later would have every such task run again only to give its result back
             future.release()
-            yield result
+            yield index, result
 
 
 @contextlib.contextmanager
