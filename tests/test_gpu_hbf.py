@@ -164,6 +164,60 @@ def test_in_degree_one_chains_and_out_degree_zero_sinks(config):
     check_against_reference(chains, [0, 4, 3], **params)
 
 
+def marking_on_the_host(graph: CSRGraph):
+    """What hbf's prepare builds on the device, from the host CSR: which vertices have parallel out-arcs, the sinks
+    (out-degree 0, some in-arc) in vertex order, and each sink's in-arcs as a sorted list of (tail, weight)."""
+    tails, heads = graph.arc_sources(), np.asarray(graph.column_ids)
+    weights = np.ones(graph.m, np.int64) if graph.weights is None else np.asarray(graph.weights)
+    keys = tails.astype(np.int64) * graph.n + heads
+    unique_keys, counts = np.unique(keys, return_counts=True)
+    parallel = np.zeros(graph.n, bool)
+    parallel[unique_keys[counts > 1] // graph.n] = True
+    out_degrees = np.asarray(graph.out_degrees())
+    into_sink = (out_degrees[heads] == 0) & (heads != tails)
+    sinks = np.unique(heads[into_sink])
+    arcs = {int(v): sorted(zip(tails[into_sink & (heads == v)].tolist(), weights[into_sink & (heads == v)].tolist()))
+            for v in sinks}
+    return parallel, sinks, arcs
+
+
+@pytest.mark.parametrize("spec", ["random:n=3000,m=9000,seed=31", "rmat:n=4096,m=65536,seed=32",
+                                  "grid:rows=20,cols=30,seed=3", "star:n=5000,directed=true,seed=4"])
+def test_the_marking_finds_parallel_arcs_and_groups_the_sinks_in_arcs(spec):
+    graph = generate(spec)
+    n = graph.n  # plus parallel arcs, self-loops and arcs into new sinks (the last 50 vertices have no out-arcs)
+    extra_tails = np.concatenate([np.arange(0, n - 50, 13), np.arange(0, n - 50, 17), np.arange(n - 50) % 97])
+    extra_heads = np.concatenate([(np.arange(0, n - 50, 13) + 1) % (n - 50), np.arange(0, n - 50, 17),
+                                  n - 50 + np.arange(n - 50) % 50])
+    tails = np.concatenate([graph.arc_sources(), extra_tails, extra_tails[:40]])
+    heads = np.concatenate([graph.column_ids, extra_heads, extra_heads[:40]])
+    weights = np.arange(tails.size, dtype=np.int32) % 91 + 1
+    keep = tails < n - 50
+    marked = from_arcs(n, tails[keep], heads[keep], weights[keep], name=f"{graph.name}-marked")
+    parallel, sinks, arcs = marking_on_the_host(marked)
+    assert parallel.any() and sinks.size > 0
+    implementation = prepared(marked)
+    assert (implementation.source_has_parallel_arcs == parallel).all()
+    assert implementation.sink_count == sinks.size
+    assert (implementation.sinks[:sinks.size].get() == sinks).all()
+    offsets, sink_tails = implementation.sink_offsets.get(), implementation.sink_tails.get()
+    sink_weights = implementation.sink_weights.get()
+    assert offsets[0] == 0 and offsets[-1] == sum(len(listed) for listed in arcs.values())
+    for k, v in enumerate(sinks):
+        run = slice(offsets[k], offsets[k + 1])
+        assert sorted(zip(sink_tails[run].tolist(), sink_weights[run].tolist())) == arcs[int(v)], v
+    check_against_reference(marked, some_sources(marked, 3))
+    implementation.teardown()
+
+
+def test_the_marking_of_a_graph_without_sinks_or_parallel_arcs():
+    ring = from_arcs(5, [0, 1, 2, 3, 4], [1, 2, 3, 4, 0], [1, 1, 1, 1, 1], name="ring")
+    implementation = prepared(ring)
+    assert implementation.sink_count == 0 and not implementation.source_has_parallel_arcs.any()
+    assert list(solve_all(ring, [2])[0][1]) == [3, 4, 0, 1, 2]
+    implementation.teardown()
+
+
 @pytest.mark.parametrize("config", CONFIGS)
 def test_disconnected_graphs_and_a_source_without_out_arcs(config):
     params = CONFIGS[config]

@@ -28,6 +28,7 @@ def test_status_words_and_tile_match_the_cuda_source():
             cu["HBF_ROUNDS"], cu["HBF_CAPPED"]) == (hbf.QUEUE0, hbf.HEAVY0, hbf.OVERFLOW, hbf.CHILD0, hbf.BASE,
                                                     hbf.ROUNDS, hbf.CAPPED)
     assert cu["HBF_WORDS"] == hbf.STATUS_WORDS and cu["HBF_BLOCK"] == hbf.BLOCK
+    assert cu["HBF_SCAN_TILE"] == hbf.SCAN_TILE
     assert cu["ADVANCE_TILE"] == queues.TILE  # the grid expansion's tiles are queue.cuh's
     flags = {"HBF_CLASSIFY": hbf.CLASSIFY, "HBF_DEDUP": hbf.DEDUP, "HBF_COALESCE": hbf.COALESCE,
              "HBF_HINTS": hbf.HINTS, "HBF_DP_COOP": hbf.DP_COOP, "HBF_DP_CHILD": hbf.DP_CHILD, "HBF_COUNT": hbf.COUNT,

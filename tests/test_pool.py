@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -127,6 +128,25 @@ def test_calls_larger_than_a_pipe_buffer_reach_workers_that_are_still_importing(
         sizes = dict(pool.run(len, [(big,)] * 3, ["one", "two", "three"]))
         pool.close()
     assert sizes == {0: len(big), 1: len(big), 2: len(big)}
+
+
+def test_a_worker_with_nothing_left_to_hand_out_is_stopped_while_the_others_finish():
+    with Pool(2, []) as pool:
+        done = dict(pool.run(time.sleep, [(1.5,), (0.0,)], ["slow", "quick"]))
+        quick_worker_alive = pool.slots[1].process.is_alive()  # its exit overlapped the slow task
+        pool.close()
+    assert done == {0: None, 1: None} and not quick_worker_alive
+    released = pool.timing()["workers_released_s"]
+    assert released[0] is None and released[1] < 1.5  # the busy one stops at close()
+
+
+def test_a_second_batch_starts_new_workers_where_the_first_released_them():
+    with Pool(2, []) as pool:
+        first = dict(pool.run(os.getpid, [()], ["alone"]))  # the other worker had nothing to do: released
+        second = dict(pool.run(os.getpid, [()] * 2, ["one", "two"]))
+        pool.close()
+    assert second[0] == first[0] and second[1] != first[0]
+    assert pool.timing()["died"] == []
 
 
 def test_a_workers_exception_is_raised_in_the_coordinator_with_its_traceback_and_stops_the_workers():

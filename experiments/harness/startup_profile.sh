@@ -2,8 +2,8 @@
 # Where a run process's fixed costs go on the device (issue 38): the imports, CuPy and the CUDA context, and a
 # warm run's phases under cProfile. One device call, after `pip install -e .`:
 #   experiments/harness/startup_profile.sh [CONFIG]     (default: experiments/harness/startup-profile.yaml)
-# Prints the import times over 50 ms, the first CUDA steps timed, the warm run's manifest timing and the 40
-# functions of most cumulative time; $OUT/startup-profile.txt keeps all of it and $OUT/run.prof the profile.
+# Prints the import times over 50 ms, the first CUDA steps timed, the warm run's manifest timing and the 45
+# functions of most cumulative time (and, for each name in PROFILE_CALLEES, comma-separated, what it called); $OUT/startup-profile.txt keeps all of it and $OUT/run.prof the profile.
 set -uo pipefail
 config=${1:-experiments/harness/startup-profile.yaml}
 out=${OUT:-/tmp/out}
@@ -41,12 +41,15 @@ PY
   python3 -m cProfile -o "$out/run.prof" -m sssp_bench.cli run "$config" --output "$work" --run-id warm \
     --no-progress 2>&1 | tail -2
   since "$started"
-  python3 - "$work/warm/manifest.json" "$out/run.prof" <<'PY'
+  python3 - "$work/warm/manifest.json" "$out/run.prof" "${PROFILE_CALLEES:-}" <<'PY'
 import json, pstats, sys
 timing = json.load(open(sys.argv[1]))["timing"]
 print({key: round(value, 3) for key, value in timing.items() if isinstance(value, float)})
 print({key: round(value, 3) for key, value in (timing.get("graph_parts") or {}).items()})
-pstats.Stats(sys.argv[2]).sort_stats("cumulative").print_stats(45)
+stats = pstats.Stats(sys.argv[2]).sort_stats("cumulative")
+stats.print_stats(45)
+for name in filter(None, sys.argv[3].split(",")):  # PROFILE_CALLEES: where each of these spent its time
+    stats.print_callees(name)
 PY
   echo "== the same run warm, no profiler"
   started=$(date +%s.%N)

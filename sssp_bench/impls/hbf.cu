@@ -857,10 +857,6 @@ extern "C" __global__ void hbf_settle_sinks(dist_t* dist, const vertex_t* sinks,
     if (flags & HBF_COUNT) add_counts(words, attempts, improvements);
 }
 
-// The marking phase of section 4.1 (in prepare): each arc's column id with its class in the top two bits. One
-// thread per arc; its tail is found by binary search in the row offsets (row_offsets + 1 is the inclusive scan
-// of the out-degrees). `in_degree` counts every arc into a vertex, self-loops and parallel arcs included.
-// A negative self-loop is a negative cycle: it stays a normal arc, so relaxing it reports the cycle.
 // Each vertex's in-degree, for hbf_mark (in_degree zeroed by the caller). Not cupy.bincount: its first call in a
 // process imports cupyx and SciPy (0.3 to 0.5 s of every worker process's first hbf, measured on an H200 host).
 extern "C" __global__ void hbf_in_degrees(const vertex_t* __restrict__ columns, long long m,
@@ -870,6 +866,10 @@ extern "C" __global__ void hbf_in_degrees(const vertex_t* __restrict__ columns, 
         atomicAdd(in_degree + columns[e], 1ULL);
 }
 
+// The marking phase of section 4.1 (in prepare): each arc's column id with its class in the top two bits. One
+// thread per arc; its tail is found by binary search in the row offsets (row_offsets + 1 is the inclusive scan
+// of the out-degrees). `in_degree` counts every arc into a vertex, self-loops and parallel arcs included.
+// A negative self-loop is a negative cycle: it stays a normal arc, so relaxing it reports the cycle.
 extern "C" __global__ void hbf_mark(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ columns,
                                     const weight_t* __restrict__ weights, int unit_weights, long long n, long long m,
                                     const long long* __restrict__ in_degree, vertex_t* marked) {
@@ -882,5 +882,174 @@ extern "C" __global__ void hbf_mark(const offset_t* __restrict__ row_offsets, co
         else if (row_offsets[v + 1] == row_offsets[v]) kind = HBF_SINK;
         else if (in_degree[v] == 1) kind = HBF_IN1;
         marked[e] = (vertex_t)(((unsigned)v) | (kind << HBF_CLASS_SHIFT));
+    }
+}
+
+// --- what the source and sink classes need, built on the device in prepare --------------------------------------
+// Built with CuPy's sort, argsort, unique, nonzero and mask indexing, this cost the first hbf of every process about
+// 0.3 s more than a later one (one of those calls imports cupyx and SciPy's sparse package, 0.5 s under cProfile,
+// and each generic kernel loads at its first use): measured on H200 hosts, in every worker of a 4-GPU run. These
+// kernels load with the module.
+
+// A 64-bit mixer (splitmix64's finaliser) spreading (tail, head) keys over the hash set's slots.
+__device__ __forceinline__ unsigned long long hbf_mix(unsigned long long key) {
+    key ^= key >> 30;
+    key *= 0xbf58476d1ce4e5b9ULL;
+    key ^= key >> 27;
+    key *= 0x94d049bb133111ebULL;
+    return key ^ (key >> 31);
+}
+
+// The vertices with parallel out-arcs (u->v twice), whose first iteration must relax with atomics: every arc's
+// (tail, head) key goes into an open-addressing hash set (linear probing; key + 1, so 0 marks a free slot), and an
+// arc that finds its key already there flags its tail. The set has slot_mask + 1 slots, a power of two >= 2m, so
+// probes stay short. Rows need not be sorted (the CSR keeps the input order within a row).
+extern "C" __global__ void hbf_parallel_arcs(const offset_t* __restrict__ row_offsets,
+                                             const vertex_t* __restrict__ columns, long long n, long long m,
+                                             unsigned long long* slots, unsigned long long slot_mask,
+                                             unsigned char* has_parallel_arcs) {
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < m; e += stride) {
+        long long tail = upper_bound(row_offsets + 1, n, e);
+        unsigned long long key = (unsigned long long)tail * (unsigned long long)n + (unsigned)columns[e] + 1ULL;
+        for (unsigned long long slot = hbf_mix(key) & slot_mask;; slot = (slot + 1ULL) & slot_mask) {
+            unsigned long long held = atomicCAS(slots + slot, 0ULL, key);
+            if (held == 0ULL) break;
+            if (held == key) {
+                has_parallel_arcs[tail] = 1;
+                break;
+            }
+        }
+    }
+}
+
+// The sinks (out-degree 0, at least one in-arc), in vertex order, and where each one's in-arcs go, by an exclusive
+// prefix sum over the vertices in three kernels: each tile's totals (hbf_sink_tile_sums), the tiles' offsets
+// (hbf_sink_tile_offsets, one block), then each sink's place (hbf_sink_places). Every arc into a sink is of the
+// sink class (a sink has no self-loop), so a sink's in-degree is its number of sink-class in-arcs.
+#define HBF_SCAN_ITEMS 8                               // consecutive vertices per thread
+#define HBF_SCAN_TILE (HBF_BLOCK * HBF_SCAN_ITEMS)     // vertices per block
+
+__device__ __forceinline__ long long hbf_sink_arcs_of(const offset_t* row_offsets, const long long* in_degree,
+                                                      long long v) {
+    return row_offsets[v + 1] == row_offsets[v] ? in_degree[v] : 0LL;
+}
+
+// The exclusive prefix sums of `sinks` and `arcs` over the block's threads (blockDim.x == HBF_BLOCK), and the block's
+// totals; every thread calls it.
+__device__ void hbf_block_exclusive(long long& sinks, long long& arcs, long long& total_sinks, long long& total_arcs) {
+    __shared__ long long s_sinks[HBF_BLOCK / 32 + 1], s_arcs[HBF_BLOCK / 32 + 1];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    long long inclusive_sinks = warp_inclusive_sum(sinks), inclusive_arcs = warp_inclusive_sum(arcs);
+    if (lane == 31) {
+        s_sinks[warp] = inclusive_sinks;
+        s_arcs[warp] = inclusive_arcs;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        long long warp_sinks = lane < HBF_BLOCK / 32 ? s_sinks[lane] : 0LL;
+        long long warp_arcs = lane < HBF_BLOCK / 32 ? s_arcs[lane] : 0LL;
+        long long before_sinks = warp_inclusive_sum(warp_sinks), before_arcs = warp_inclusive_sum(warp_arcs);
+        if (lane < HBF_BLOCK / 32) {
+            s_sinks[lane] = before_sinks - warp_sinks;
+            s_arcs[lane] = before_arcs - warp_arcs;
+        }
+        if (lane == 31) {
+            s_sinks[HBF_BLOCK / 32] = before_sinks;
+            s_arcs[HBF_BLOCK / 32] = before_arcs;
+        }
+    }
+    __syncthreads();
+    sinks = s_sinks[warp] + inclusive_sinks - sinks;
+    arcs = s_arcs[warp] + inclusive_arcs - arcs;
+    total_sinks = s_sinks[HBF_BLOCK / 32];
+    total_arcs = s_arcs[HBF_BLOCK / 32];
+    __syncthreads();  // the shared words are free for the next call
+}
+
+// This thread's vertices of its block's tile: [first, first + HBF_SCAN_ITEMS), clipped to n.
+__device__ __forceinline__ long long hbf_scan_first() {
+    return (long long)blockIdx.x * HBF_SCAN_TILE + (long long)threadIdx.x * HBF_SCAN_ITEMS;
+}
+
+extern "C" __global__ void hbf_sink_tile_sums(const offset_t* __restrict__ row_offsets,
+                                              const long long* __restrict__ in_degree, long long n,
+                                              long long* tile_sums) {
+    long long first = hbf_scan_first(), sinks = 0, arcs = 0;
+    for (long long v = first; v < first + HBF_SCAN_ITEMS && v < n; ++v) {
+        long long into = hbf_sink_arcs_of(row_offsets, in_degree, v);
+        sinks += into > 0;
+        arcs += into;
+    }
+    long long total_sinks, total_arcs;
+    hbf_block_exclusive(sinks, arcs, total_sinks, total_arcs);
+    if (threadIdx.x == 0) {
+        tile_sums[2 * blockIdx.x] = total_sinks;
+        tile_sums[2 * blockIdx.x + 1] = total_arcs;
+    }
+}
+
+// One block: the tiles' totals become their exclusive offsets, in place; totals[0, 1] = all sinks, all their arcs.
+extern "C" __global__ void hbf_sink_tile_offsets(long long* tile_sums, long long tiles, long long* totals) {
+    long long carry_sinks = 0, carry_arcs = 0;
+    for (long long base = 0; base < tiles; base += HBF_BLOCK) {
+        long long t = base + threadIdx.x;
+        long long sinks = t < tiles ? tile_sums[2 * t] : 0LL, arcs = t < tiles ? tile_sums[2 * t + 1] : 0LL;
+        long long total_sinks, total_arcs;
+        hbf_block_exclusive(sinks, arcs, total_sinks, total_arcs);
+        if (t < tiles) {
+            tile_sums[2 * t] = carry_sinks + sinks;
+            tile_sums[2 * t + 1] = carry_arcs + arcs;
+        }
+        carry_sinks += total_sinks;
+        carry_arcs += total_arcs;
+    }
+    if (threadIdx.x == 0) {
+        totals[0] = carry_sinks;
+        totals[1] = carry_arcs;
+    }
+}
+
+// Sink k = the k-th sink in vertex order: sinks[k] = v, sink_offsets[k] = where its in-arcs start, and cursor[v]
+// the same (hbf_sink_arcs moves it along); sink_offsets[count] = every sink's arcs.
+extern "C" __global__ void hbf_sink_places(const offset_t* __restrict__ row_offsets,
+                                           const long long* __restrict__ in_degree, long long n,
+                                           const long long* __restrict__ tile_offsets, long long count,
+                                           long long all_arcs, vertex_t* sinks, long long* sink_offsets,
+                                           unsigned long long* cursor) {
+    long long first = hbf_scan_first(), sinks_before = 0, arcs_before = 0;
+    for (long long v = first; v < first + HBF_SCAN_ITEMS && v < n; ++v) {
+        long long into = hbf_sink_arcs_of(row_offsets, in_degree, v);
+        sinks_before += into > 0;
+        arcs_before += into;
+    }
+    long long total_sinks, total_arcs;
+    hbf_block_exclusive(sinks_before, arcs_before, total_sinks, total_arcs);
+    long long k = tile_offsets[2 * blockIdx.x] + sinks_before, place = tile_offsets[2 * blockIdx.x + 1] + arcs_before;
+    for (long long v = first; v < first + HBF_SCAN_ITEMS && v < n; ++v) {
+        long long into = hbf_sink_arcs_of(row_offsets, in_degree, v);
+        if (into == 0) continue;
+        sinks[k] = (vertex_t)v;
+        sink_offsets[k] = place;
+        cursor[v] = (unsigned long long)place;
+        ++k;
+        place += into;
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) sink_offsets[count] = all_arcs;
+}
+
+// Each sink-class arc's tail and weight into its sink's run (the order within a run is the atomics' order: the
+// sink kernel takes a minimum, which no order changes).
+extern "C" __global__ void hbf_sink_arcs(const offset_t* __restrict__ row_offsets, const vertex_t* __restrict__ marked,
+                                         const weight_t* __restrict__ weights, int unit_weights, long long n,
+                                         long long m, unsigned long long* cursor, vertex_t* sink_tails,
+                                         weight_t* sink_weights) {
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < m; e += stride) {
+        unsigned word = (unsigned)marked[e];
+        if ((word >> HBF_CLASS_SHIFT) != HBF_SINK) continue;
+        long long place = (long long)atomicAdd(cursor + (word & HBF_ID_MASK), 1ULL);
+        sink_tails[place] = (vertex_t)upper_bound(row_offsets + 1, n, e);
+        if (!unit_weights) sink_weights[place] = weights[e];
     }
 }

@@ -120,6 +120,8 @@ DEFAULT_PENDING_LAUNCHES = 2048
 LIMIT_PENDING_LAUNCH_COUNT = 0x04
 """cudaLimitDevRuntimePendingLaunchCount."""
 CDP_OPTIONS = ("-rdc=true", "-DHBF_CDP")
+SCAN_TILE = BLOCK * 8
+"""Vertices per block of hbf.cu's sink prefix sum (HBF_SCAN_TILE)."""
 
 DYNAMIC_PARALLELISM = ("off", "child", "cooperative")
 GRID_EXPANSION = ("off", "on", "auto")
@@ -269,7 +271,8 @@ class HBF(GpuSsspBase):
                 f"'cooperative'") from error
         self.kernels = {name: self.module.function(name) for name in (
             "hbf_init", "hbf_source", "hbf_iteration", "hbf_heavy", "hbf_unpack", "hbf_settle_sinks", "hbf_in_degrees",
-            "hbf_mark", "hbf_bump_base", "hbf_grid_init", "hbf_grid_source", "hbf_grid_iteration")}
+            "hbf_mark", "hbf_parallel_arcs", "hbf_sink_tile_sums", "hbf_sink_tile_offsets", "hbf_sink_places",
+            "hbf_sink_arcs", "hbf_bump_base", "hbf_grid_init", "hbf_grid_source", "hbf_grid_iteration")}
         self.resident = runtime.resident_threads()
         self.wave_blocks = max(1, self.resident // BLOCK)
         self.iteration_blocks = self._one_wave(self.kernels["hbf_iteration"])
@@ -345,35 +348,47 @@ class HBF(GpuSsspBase):
         runtime.launch(self.kernels["hbf_mark"], runtime.blocks_for(m, BLOCK, cap=65536), BLOCK,
                        (dgraph.row_offsets, columns, *self.weight_args(), np.int64(n), np.int64(m), in_degree,
                         self.columns))
+        self._find_parallel_arcs(columns)
+        self._group_sink_arcs(in_degree)
         del in_degree
-        arcs = cp.arange(m, dtype=np.int64)
-        tails = cp.searchsorted(dgraph.row_offsets[1:], arcs, side="right").astype(np.int64)
-        del arcs
-        # parallel arcs u->v, u->v: equal (tail, head) keys, adjacent once sorted
-        keys = cp.sort(tails * np.int64(n) + columns.astype(np.int64))
-        repeated = keys[1:][keys[1:] == keys[:-1]] // np.int64(n)
-        del keys
-        flags = cp.zeros(n, dtype=np.bool_)
-        flags[repeated] = True
-        self.source_has_parallel_arcs = flags.get()
-        del repeated, flags
-        # the sinks' in-arcs, grouped by sink (class 2 in the top bits)
-        into_sink = cp.nonzero((self.columns.view(np.uint32) >> np.uint32(30)) == np.uint32(2))[0]
-        heads = columns[into_sink]
-        order = cp.argsort(heads)
-        into_sink, heads = into_sink[order], heads[order]
-        self.sink_tails = tails[into_sink].astype(np.int32)
-        self.sink_weights = (dgraph.weights[into_sink] if not dgraph.unit_weights else cp.zeros(1, dtype=np.int32))
-        self.sinks = cp.unique(heads).astype(np.int32)
-        self.sink_count = int(self.sinks.size)
-        self.sink_offsets = cp.searchsorted(heads, self.sinks, side="left").astype(np.int64)
-        self.sink_offsets = cp.concatenate([self.sink_offsets, cp.asarray([heads.size], dtype=np.int64)])
-        if self.sink_tails.size == 0:
-            self.sink_tails = cp.zeros(1, dtype=np.int32)
-        if self.sink_weights.size == 0:
-            self.sink_weights = cp.zeros(1, dtype=np.int32)
-        del tails, into_sink, heads, order
         self.cp.get_default_memory_pool().free_all_blocks()
+
+    def _find_parallel_arcs(self, columns) -> None:
+        """source_has_parallel_arcs: which vertices have two arcs to one head (hbf_parallel_arcs' hash set)."""
+        cp, dgraph = self.cp, self.dgraph
+        n, m = self.graph.n, self.graph.m
+        slots = cp.zeros(1 << max(1, (2 * m - 1).bit_length()), dtype=np.uint64)
+        flags = cp.zeros(n, dtype=np.uint8)
+        runtime.launch(self.kernels["hbf_parallel_arcs"], runtime.blocks_for(m, BLOCK, cap=65536), BLOCK,
+                       (dgraph.row_offsets, columns, np.int64(n), np.int64(m), slots, np.uint64(slots.size - 1),
+                        flags))
+        self.source_has_parallel_arcs = flags.get().astype(bool)
+
+    def _group_sink_arcs(self, in_degree) -> None:
+        """The sinks in vertex order (`sinks`), their in-arcs' tails and weights grouped by sink (`sink_tails`,
+        `sink_weights`), sink k's at [sink_offsets[k], sink_offsets[k + 1]): a prefix sum over the vertices in
+        three kernels, then one thread per arc. `in_degree` becomes the arcs' cursor."""
+        cp, dgraph = self.cp, self.dgraph
+        n, m = self.graph.n, self.graph.m
+        tiles = -(-n // SCAN_TILE)
+        tile_sums = cp.empty(2 * tiles, dtype=np.int64)
+        totals = cp.empty(2, dtype=np.int64)
+        runtime.launch(self.kernels["hbf_sink_tile_sums"], tiles, BLOCK,
+                       (dgraph.row_offsets, in_degree, np.int64(n), tile_sums))
+        runtime.launch(self.kernels["hbf_sink_tile_offsets"], 1, BLOCK, (tile_sums, np.int64(tiles), totals))
+        count, arcs = (int(value) for value in totals.get())
+        self.sink_count = count
+        self.sinks = cp.empty(max(count, 1), dtype=np.int32)
+        self.sink_offsets = cp.empty(count + 1, dtype=np.int64)
+        runtime.launch(self.kernels["hbf_sink_places"], tiles, BLOCK,
+                       (dgraph.row_offsets, in_degree, np.int64(n), tile_sums, np.int64(count), np.int64(arcs),
+                        self.sinks, self.sink_offsets, in_degree))
+        self.sink_tails = cp.zeros(max(arcs, 1), dtype=np.int32)
+        self.sink_weights = cp.zeros(1 if dgraph.unit_weights else max(arcs, 1), dtype=np.int32)
+        if arcs:
+            runtime.launch(self.kernels["hbf_sink_arcs"], runtime.blocks_for(m, BLOCK, cap=65536), BLOCK,
+                           (dgraph.row_offsets, self.columns, *self.weight_args(), np.int64(n), np.int64(m), in_degree,
+                            self.sink_tails, self.sink_weights))
 
     # -- solve ----------------------------------------------------------------------------------------------------
 

@@ -320,6 +320,7 @@ class Runner:
         if on_gpu and not early_context.ready():  # what needs no context, done while the driver makes it
             with self.timing.measure("device_s"):
                 gpu_runtime.import_cupy()
+                nvml.import_backend()
             self._prefetch_graphs(until=early_context.ready)
         with self.timing.measure("device_s"):
             if on_gpu:
