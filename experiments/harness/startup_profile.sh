@@ -3,7 +3,8 @@
 # warm run's phases under cProfile. One device call, after `pip install -e .`:
 #   experiments/harness/startup_profile.sh [CONFIG]     (default: experiments/harness/startup-profile.yaml)
 # Prints the import times over 50 ms, the first CUDA steps timed, the warm run's manifest timing and the 45
-# functions of most cumulative time (and, for each name in PROFILE_CALLEES, comma-separated, what it called); $OUT/startup-profile.txt keeps all of it and $OUT/run.prof the profile.
+# functions of most cumulative time, and for each name in PROFILE_CALLEES (comma-separated) what it called;
+# $OUT/startup-profile.txt keeps all of it and $OUT/run.prof the profile.
 set -uo pipefail
 config=${1:-experiments/harness/startup-profile.yaml}
 out=${OUT:-/tmp/out}
