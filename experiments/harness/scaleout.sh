@@ -56,7 +56,7 @@ runs=$work/runs
 export SSSP_BENCH_DATASETS=/tmp/scaleout/datasets
 mkdir -p "$out" "$runs" "$SSSP_BENCH_DATASETS"
 summary=$out/scaleout.txt
-walls=$work/walls.txt  # "NAME SECONDS" per timed run, for the table (FINISH_ONLY=1 reads it back)
+walls=$work/walls.txt  # "NAME SECONDS EXIT" per timed run, for the table (FINISH_ONLY=1 reads it back)
 if [ "${FINISH_ONLY:-0}" != 1 ]; then
   # A machine lent again may keep /tmp from an earlier call: its runs would join this call's records and archive
   rm -rf "$runs" "$work/records" && mkdir -p "$runs"
@@ -133,7 +133,7 @@ timed() {  # timed NAME COMMAND...: run it under STEP_SECONDS, its output logged
   timeout "$limit" "$@" > "$runs/$name.log" 2>&1
   local status=$?
   local seconds; seconds=$(awk -v a="$started" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
-  echo "$name $seconds" >> "$walls"
+  echo "$name $seconds $status" >> "$walls"
   say "$(printf '%-12s %7.1f s  exit %s  %s' "$name" "$seconds" "$status" "$(tail -n 1 "$runs/$name.log")")"
   return "$status"
 }
@@ -357,26 +357,31 @@ EOF
 
 python3 - "$walls" <<'EOF' | tee -a "$summary"
 """Each run's wall time (this script's clock) over its own round's one-gpu (round 1: the names without -rR); with
-several rounds, the median ratio of each kind and its range."""
+several rounds, the median ratio of each kind and its range. A run that did not exit 0 (cut by its time limit,
+failed) is listed but counted nowhere, nor is any run of a round whose one-gpu did not."""
 import re, statistics, sys
 from collections import defaultdict
 
-walls = [line.split() for line in open(sys.argv[1]) if line.strip()]
+walls = [(line.split() + ["0"])[:3] for line in open(sys.argv[1]) if line.strip()]  # name, seconds, exit status
 baseline = {}
-for name, seconds in walls:
+for name, seconds, status in walls:
     match = re.fullmatch(r"one-gpu(?:-r(\d+))?", name)
-    if match:
+    if match and status == "0":
         baseline[int(match.group(1) or 1)] = float(seconds)
 print(f"\nwall time over one-gpu's ({', '.join(f'round {r}: {s:.1f} s' for r, s in sorted(baseline.items()))}; "
       "targets: 2 GPUs <= 0.55x, 4 GPUs <= 0.30x):")
 ratios = defaultdict(list)
-for name, seconds in walls:
+for name, seconds, status in walls:
     if name == "warmup" or name.startswith("one-gpu"):
         continue
     match = re.fullmatch(r"(.+?)(?:-r(\d+))?", name)
     kind, round_ = match.group(1), int(match.group(2) or 1)
     over = baseline.get(round_)
-    ratio = float(seconds) / over if over else float("nan")
+    if status != "0" or not over:
+        why = f"exit {status}" if status != "0" else f"no one-gpu of round {round_}"
+        print(f"  {name:<16} {float(seconds):7.1f} s  ({why}: not counted)")
+        continue
+    ratio = float(seconds) / over
     ratios[kind].append(ratio)
     print(f"  {name:<16} {float(seconds):7.1f} s  {ratio:.2f}x")
 several = {kind: values for kind, values in ratios.items() if len(values) > 1}
