@@ -248,8 +248,11 @@ class Pool:
 
     def _successor(self, slot: _Slot) -> None:
         """A new worker for `slot`'s GPU, by spawn, in place of one that died or was released."""
-        if slot.released_s is not None:
-            slot.process.join()  # told to stop: it exits on its own
+        if slot.released_s is not None:  # told to stop: it exits on its own, or is killed past CLOSE_TIMEOUT_S
+            slot.process.join(CLOSE_TIMEOUT_S)
+            if slot.process.is_alive():
+                slot.process.kill()
+                slot.process.join()
             slot.connection.close()
         successor = self._start(slot.number, slot.gpu, "spawn")
         slot.process, slot.connection, slot.ready_s, slot.context = successor.process, successor.connection, None, None
