@@ -972,17 +972,27 @@ __device__ __forceinline__ long long hbf_scan_first() {
     return (long long)blockIdx.x * HBF_SCAN_TILE + (long long)threadIdx.x * HBF_SCAN_ITEMS;
 }
 
+// The sinks and their in-arcs among this thread's vertices, as exclusive prefix sums over the block's threads, and
+// the block's totals; every thread of the block calls it. `in_degree` is not __restrict__: hbf_sink_places writes
+// each vertex's cursor over it, after this thread has read that vertex's in-degree.
+__device__ void hbf_scan_tile(const offset_t* __restrict__ row_offsets, const long long* in_degree, long long n,
+                              long long& sinks_before, long long& arcs_before, long long& total_sinks,
+                              long long& total_arcs) {
+    long long first = hbf_scan_first();
+    sinks_before = arcs_before = 0;
+    for (long long v = first; v < first + HBF_SCAN_ITEMS && v < n; ++v) {
+        long long into = hbf_sink_arcs_of(row_offsets, in_degree, v);
+        sinks_before += into > 0;
+        arcs_before += into;
+    }
+    hbf_block_exclusive(sinks_before, arcs_before, total_sinks, total_arcs);
+}
+
 extern "C" __global__ void hbf_sink_tile_sums(const offset_t* __restrict__ row_offsets,
                                               const long long* __restrict__ in_degree, long long n,
                                               long long* tile_sums) {
-    long long first = hbf_scan_first(), sinks = 0, arcs = 0;
-    for (long long v = first; v < first + HBF_SCAN_ITEMS && v < n; ++v) {
-        long long into = hbf_sink_arcs_of(row_offsets, in_degree, v);
-        sinks += into > 0;
-        arcs += into;
-    }
-    long long total_sinks, total_arcs;
-    hbf_block_exclusive(sinks, arcs, total_sinks, total_arcs);
+    long long sinks_before, arcs_before, total_sinks, total_arcs;
+    hbf_scan_tile(row_offsets, in_degree, n, sinks_before, arcs_before, total_sinks, total_arcs);
     if (threadIdx.x == 0) {
         tile_sums[2 * blockIdx.x] = total_sinks;
         tile_sums[2 * blockIdx.x + 1] = total_arcs;
@@ -1011,20 +1021,16 @@ extern "C" __global__ void hbf_sink_tile_offsets(long long* tile_sums, long long
 }
 
 // Sink k = the k-th sink in vertex order: sinks[k] = v, sink_offsets[k] = where its in-arcs start, and cursor[v]
-// the same (hbf_sink_arcs moves it along); sink_offsets[count] = every sink's arcs.
-extern "C" __global__ void hbf_sink_places(const offset_t* __restrict__ row_offsets,
-                                           const long long* __restrict__ in_degree, long long n,
-                                           const long long* __restrict__ tile_offsets, long long count,
+// the same (hbf_sink_arcs moves it along); sink_offsets[count] = every sink's arcs. `cursor` may be `in_degree`
+// itself (hbf.py passes it so): a thread writes a vertex's cursor only after reading that vertex's in-degree, and no
+// thread reads another's vertices.
+extern "C" __global__ void hbf_sink_places(const offset_t* __restrict__ row_offsets, const long long* in_degree,
+                                           long long n, const long long* __restrict__ tile_offsets, long long count,
                                            long long all_arcs, vertex_t* sinks, long long* sink_offsets,
                                            unsigned long long* cursor) {
-    long long first = hbf_scan_first(), sinks_before = 0, arcs_before = 0;
-    for (long long v = first; v < first + HBF_SCAN_ITEMS && v < n; ++v) {
-        long long into = hbf_sink_arcs_of(row_offsets, in_degree, v);
-        sinks_before += into > 0;
-        arcs_before += into;
-    }
-    long long total_sinks, total_arcs;
-    hbf_block_exclusive(sinks_before, arcs_before, total_sinks, total_arcs);
+    long long sinks_before, arcs_before, total_sinks, total_arcs;
+    hbf_scan_tile(row_offsets, in_degree, n, sinks_before, arcs_before, total_sinks, total_arcs);
+    long long first = hbf_scan_first();
     long long k = tile_offsets[2 * blockIdx.x] + sinks_before, place = tile_offsets[2 * blockIdx.x + 1] + arcs_before;
     for (long long v = first; v < first + HBF_SCAN_ITEMS && v < n; ++v) {
         long long into = hbf_sink_arcs_of(row_offsets, in_degree, v);
