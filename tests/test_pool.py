@@ -14,7 +14,7 @@ import pytest
 
 from sssp_bench.errors import UserError
 from sssp_bench.report import summarize
-from sssp_bench.run.pool import Pool, TaskKilledWorkers
+from sssp_bench.run.pool import TURNS_SWITCH, Pool, TaskKilledWorkers
 from sssp_bench.run.runner import start_run
 from sssp_bench.run.workers import run_on_workers
 
@@ -120,6 +120,38 @@ def test_each_worker_is_pinned_to_its_own_gpu_before_it_imports_anything():
         pool.close()
     assert seen == {0: "0", 1: "1"}  # the first two calls go to the two idle workers, in order
     assert pool.timing()["died"] == []
+
+
+def test_gpu_workers_take_turns_at_the_driver_on_a_lock_file_the_pool_removes_at_close():
+    with Pool(2, ["0", "1"]) as pool:
+        turns = dict(pool.run(_driver_turns, [()] * 2, ["first", "second"]))
+        lock_file = pool.turns
+        assert lock_file is not None and os.path.isfile(lock_file)
+        pool.close()
+    assert turns == {0: lock_file, 1: lock_file}  # both workers, one lock file (gpu/early_context.py)
+    assert pool.timing()["driver_turns"] is True
+    assert not os.path.exists(lock_file)
+
+
+@pytest.mark.parametrize("gpus, switch", [(["0", "1"], "off"), ([], None)])
+def test_workers_start_their_drivers_at_once_where_switched_off_and_cpu_workers_take_no_turns(monkeypatch, gpus,
+                                                                                              switch):
+    if switch is None:
+        monkeypatch.delenv(TURNS_SWITCH, raising=False)
+    else:
+        monkeypatch.setenv(TURNS_SWITCH, switch)
+    with Pool(2, gpus) as pool:
+        turns = dict(pool.run(_driver_turns, [()] * 2, ["first", "second"]))
+        pool.close()
+    assert pool.turns is None and turns == {0: None, 1: None}
+    assert pool.timing()["driver_turns"] is False
+
+
+def _driver_turns() -> str | None:
+    """In a worker: the lock file it takes its turns at the driver on."""
+    from sssp_bench.gpu import early_context
+
+    return None if early_context._turns is None else str(early_context._turns)
 
 
 def test_calls_larger_than_a_pipe_buffer_reach_workers_that_are_still_importing():

@@ -34,6 +34,9 @@
 #   workers-N    `run --workers N --costs-from one-gpu` (worker processes forked by the command, one per GPU,
 #                run/pool.py; the queue of tasks sized by the measured costs; each worker keeps its graphs and
 #                prepared implementations resident between its tasks)
+#   at-once-N    (AT_ONCE=1) as workers-N, but the workers start their CUDA drivers all at once instead of in turns
+#                (SSSP_BENCH_DRIVER_TURNS=off, gpu/early_context.py): an A/B of the turns in every round, the two
+#                runs' order swapped in even rounds
 #   killed-2     (N = 2) the workers-2 run again, one worker SIGKILLed in the middle of a task; then its merged
 #                counts are checked against workers-2's: every solve once, the same statuses, nothing lost
 #   shards-N     as measured-N, split by the config's estimate
@@ -159,9 +162,16 @@ fi
 one_gpu() {  # one_gpu NAME: the baseline, on GPU 0
   timed "$1" env CUDA_VISIBLE_DEVICES=0 sssp-bench run "$config" --output "$runs" --run-id "$1" --no-progress
 }
-on_workers() {  # on_workers NAME N: `run --workers N` on GPUs 0 to N-1, split by the one-gpu run's costs
-  timed "$1" env CUDA_VISIBLE_DEVICES="$(seq -s, 0 $(($2 - 1)))" sssp-bench run "$config" --workers "$2" \
-    --output "$runs" --run-id "$1" --costs-from "$runs/one-gpu" --no-progress
+on_workers() {  # on_workers NAME N [TURNS]: `run --workers N` on GPUs 0 to N-1, split by the one-gpu run's costs
+  # (TURNS: SSSP_BENCH_DRIVER_TURNS for it, e.g. off)
+  timed "$1" env ${3:+SSSP_BENCH_DRIVER_TURNS=$3} CUDA_VISIBLE_DEVICES="$(seq -s, 0 $(($2 - 1)))" sssp-bench run \
+    "$config" --workers "$2" --output "$runs" --run-id "$1" --costs-from "$runs/one-gpu" --no-progress
+}
+workers_ab() {  # workers_ab N ROUND: workers-N and, with AT_ONCE=1, at-once-N (first in even rounds)
+  local suffix=""; [ "$2" = 1 ] || suffix="-r$2"
+  if [ "${AT_ONCE:-0}" = 1 ] && [ $(($2 % 2)) = 0 ]; then on_workers "at-once-$1$suffix" "$1" off; fi
+  on_workers "workers-$1$suffix" "$1"
+  if [ "${AT_ONCE:-0}" = 1 ] && [ $(($2 % 2)) = 1 ]; then on_workers "at-once-$1$suffix" "$1" off; fi
 }
 one_gpu one-gpu
 [ "${ONLY_BASELINE:-0}" = 1 ] && exit 0  # ONLY_BASELINE=1: warm GPUs and the one-gpu run, for another script's steps
@@ -244,7 +254,7 @@ served() {  # served N: `sssp-bench serve` on N GPUs (its start not timed), then
 
 for n in "${counts[@]}"; do
   timed "measured-$n" bash -c "sharded measured-$n $n --costs-from $runs/one-gpu"
-  on_workers "workers-$n" "$n"
+  workers_ab "$n" 1
   if [ "$n" = 2 ] && [ "${SKIP_KILL:-0}" != 1 ]; then
     timed killed-2 bash -c "kill_one_worker killed-2 --workers 2"
   fi
@@ -258,7 +268,7 @@ for round in $(seq 2 "${ROUNDS:-1}"); do
   one_gpu "one-gpu-r$round"
   for n in "${counts[@]}"; do
     timed "measured-$n-r$round" bash -c "sharded measured-$n-r$round $n --costs-from $runs/one-gpu"
-    on_workers "workers-$n-r$round" "$n"
+    workers_ab "$n" "$round"
   done
 done
 fi
@@ -282,9 +292,9 @@ def solve_rows(name):
 
 print()
 print(f"{'run':<12} {'solves':>6} {'verified':>8}  statuses")
-KINDS = ("shards", "measured", "served", "warm-served", "workers")
+KINDS = ("shards", "measured", "served", "warm-served", "workers", "at-once")
 again = [f"{base}-r{round_}" for round_ in range(2, rounds + 1)
-         for base in ["one-gpu"] + [f"{kind}-{n}" for n in counts for kind in ("measured", "workers")]]
+         for base in ["one-gpu"] + [f"{kind}-{n}" for n in counts for kind in ("measured", "workers", "at-once")]]
 for name in ["one-gpu"] + [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS] + ["killed-2", "killed-served-2"] + again:
     rows = solve_rows(name)
     if not rows:
@@ -315,9 +325,12 @@ for name in [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS]:
             contexts = [context or {} for context in (timing.get("coordinator") or {}).get("contexts") or []]
         if any(contexts):  # gpu/early_context.py: each process's CUDA context, from its start
             seconds = lambda value: "?" if value is None else f"{value:.2f}"  # noqa: E731
+            turns = [context.get("turns_waited_s") for context in contexts]
             print("  CUDA contexts ready at " + ", ".join(seconds(context.get("ready_s")) for context in contexts)
                   + " s (driver initialised at " + ", ".join(seconds(context.get("initialised_s")) for context in contexts)
-                  + " s); the runs waited " + ", ".join(seconds(context.get("waited_s")) for context in contexts) + " s")
+                  + " s); the runs waited " + ", ".join(seconds(context.get("waited_s")) for context in contexts) + " s"
+                  + ("; in turns at the driver, each waited " + ", ".join(map(seconds, turns)) + " s for its turns"
+                     if any(value is not None for value in turns) else ""))
         ends_file = runs / f"{name}-ends.txt"  # sharded(): the launch, and each shard process's end
         if ends_file.is_file():
             ends = dict(line.split() for line in ends_file.read_text().splitlines() if line.strip())
@@ -397,7 +410,7 @@ date=$(date +%Y-%m-%d)
 mkdir -p "$work/records"
 for n in "${counts[@]}"; do
   members=("$runs/one-gpu")
-  for kind in shards measured served warm-served workers; do
+  for kind in shards measured served warm-served workers at-once; do
     [ -f "$runs/$kind-$n/manifest.json" ] && members+=("$runs/$kind-$n")
   done
   [ -f "$runs/warm-served-1/manifest.json" ] && members+=("$runs/served-1" "$runs/warm-served-1")
@@ -405,7 +418,7 @@ for n in "${counts[@]}"; do
     [ "$n" = 2 ] && [ -f "$runs/$name/manifest.json" ] && members+=("$runs/$name")
   done
   for round in $(seq 2 "${ROUNDS:-1}"); do
-    for name in "one-gpu-r$round" "measured-$n-r$round" "workers-$n-r$round"; do
+    for name in "one-gpu-r$round" "measured-$n-r$round" "workers-$n-r$round" "at-once-$n-r$round"; do
       [ -f "$runs/$name/manifest.json" ] && members+=("$runs/$name")
     done
   done

@@ -13,6 +13,10 @@ driver in a thread (gpu/early_context.py). Once the coordinator says the config 
 worker makes its context while it imports the runner. Meanwhile the coordinator reads the config, generates missing
 graphs (workers.preflight) and makes the split.
 
+The workers take turns at the driver (early_context.take_turns, on a lock file the pool makes): each one's cuInit,
+then its context, runs alone, so that the first contexts are ready sooner and their workers take more of the queue,
+instead of all four being ready together at the end (SSSP_BENCH_DRIVER_TURNS=off: all at once).
+
 A worker's life:
 1. Forked, or spawned where a fork is unsafe (`fork_is_safe`); a dead worker's successor is always spawned.
 2. Told whether to make a CUDA context.
@@ -31,6 +35,7 @@ without finishing a task is not restarted.
 from __future__ import annotations
 
 import collections
+import contextlib
 import multiprocessing
 import os
 import queue
@@ -39,6 +44,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -54,6 +60,8 @@ CLOSE_TIMEOUT_S = 60
 """How long the workers may take to exit once told to stop before they are killed."""
 worker_name: str | None = None
 """In a worker process: its name, for attempts.jsonl (workers.run_shard). None elsewhere."""
+TURNS_SWITCH = "SSSP_BENCH_DRIVER_TURNS"
+""""off" (or 0, no, false): the GPU workers start their drivers all at once instead of taking turns."""
 
 
 class TaskKilledWorkers(Exception):
@@ -138,6 +146,7 @@ class Pool:
         self.close_s: float | None = None
         self.method = "fork" if fork_is_safe() else "spawn"
         self.slots: list[_Slot] = []
+        self.turns = _turns_file() if gpus else None  # the GPU workers' lock file for their turns at the driver
         try:
             for number in range(count):
                 self.slots.append(self._start(number, gpus[number] if gpus else None, self.method))
@@ -165,7 +174,7 @@ class Pool:
         context = multiprocessing.get_context(method)
         here, there = context.Pipe()
         name = f"{socket.gethostname()}/worker-{number + 1}" + (f"-gpu-{gpu}" if gpu is not None else "")
-        process = context.Process(target=_serve, args=(there, gpu, name), name=f"sssp-bench {name}")
+        process = context.Process(target=_serve, args=(there, gpu, name, self.turns), name=f"sssp-bench {name}")
         process.start()
         there.close()  # the worker's end: once the worker dies, reading here says so
         return _Slot(number, gpu, process, here)
@@ -275,7 +284,7 @@ class Pool:
         `first_task_s`): each worker's imports done, in seconds from the pool's start; each worker's CUDA driver and
         context (seconds from its own start, early_context.record); when each was told to stop, nothing being left
         to hand out (None: at close()); the workers that died."""
-        return {"executor": "processes", "method": self.method,
+        return {"executor": "processes", "method": self.method, "driver_turns": self.turns is not None,
                 "workers_ready_s": [None if slot.ready_s is None else round(slot.ready_s, 4) for slot in self.slots],
                 "workers_released_s": [None if slot.released_s is None else round(slot.released_s, 4)
                                        for slot in self.slots],
@@ -308,13 +317,29 @@ class Pool:
             process.join(5)
         for slot in self.slots:
             slot.connection.close()
+        if self.turns is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.turns)
         self.close_s = time.perf_counter() - began
 
 
-def _serve(connection: Connection, gpu: str | None, name: str) -> None:
-    """A worker process: its GPU pinned and the driver initialised at once, the context made as soon as the
-    coordinator asks for it (its pipe is read in a thread, so that starts while the runner imports), then calls until
-    told to stop."""
+def _turns_file() -> str | None:
+    """A new empty lock file for the workers' turns at the driver; None where switched off (TURNS_SWITCH) or no file
+    can be made."""
+    if os.environ.get(TURNS_SWITCH, "").strip().lower() in ("off", "0", "no", "false"):
+        return None
+    try:
+        descriptor, path = tempfile.mkstemp(prefix="sssp-bench-driver-turns-")
+    except OSError:
+        return None
+    os.close(descriptor)
+    return path
+
+
+def _serve(connection: Connection, gpu: str | None, name: str, turns: str | None = None) -> None:
+    """A worker process: its GPU pinned and the driver initialised at once (in turns with the other workers, on the
+    lock file `turns`), the context made as soon as the coordinator asks for it (its pipe is read in a thread, so that
+    starts while the runner imports), then calls until told to stop."""
     global worker_name
     worker_name = name
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the coordinator decides
@@ -324,6 +349,7 @@ def _serve(connection: Connection, gpu: str | None, name: str) -> None:
     from ..gpu import early_context
 
     if gpu is not None:
+        early_context.take_turns(turns)
         early_context.initialise()
     inbox: queue.SimpleQueue = queue.SimpleQueue()
     warmed = threading.Event()
