@@ -38,3 +38,4 @@ def test_a_gpu_worker_makes_its_own_context_and_verifies_every_solve(tmp_path, g
     clock = json.loads((outcome.run_dir / "manifest.json").read_text())["timing"]["coordinator"]
     (context,) = clock["contexts"]
     assert 0 < context["initialised_s"] <= context["ready_s"]  # made in the worker, from its own start
+    assert clock["driver_turns"] and context["turns_waited_s"] >= 0  # in turns with the other workers (none here)
