@@ -122,7 +122,8 @@ def test_each_worker_is_pinned_to_its_own_gpu_before_it_imports_anything():
     assert pool.timing()["died"] == []
 
 
-def test_gpu_workers_take_turns_at_the_driver_on_a_lock_file_the_pool_removes_at_close():
+def test_switched_on_gpu_workers_take_turns_at_the_driver_on_a_lock_file_the_pool_removes_at_close(monkeypatch):
+    monkeypatch.setenv(TURNS_SWITCH, "on")
     with Pool(2, ["0", "1"]) as pool:
         turns = dict(pool.run(_driver_turns, [()] * 2, ["first", "second"]))
         lock_file = pool.turns
@@ -133,9 +134,8 @@ def test_gpu_workers_take_turns_at_the_driver_on_a_lock_file_the_pool_removes_at
     assert not os.path.exists(lock_file)
 
 
-@pytest.mark.parametrize("gpus, switch", [(["0", "1"], "off"), ([], None)])
-def test_workers_start_their_drivers_at_once_where_switched_off_and_cpu_workers_take_no_turns(monkeypatch, gpus,
-                                                                                              switch):
+@pytest.mark.parametrize("gpus, switch", [(["0", "1"], None), (["0", "1"], "off"), ([], "on")])
+def test_workers_start_their_drivers_at_once_by_default_and_cpu_workers_take_no_turns(monkeypatch, gpus, switch):
     if switch is None:
         monkeypatch.delenv(TURNS_SWITCH, raising=False)
     else:

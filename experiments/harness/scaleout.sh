@@ -34,9 +34,9 @@
 #   workers-N    `run --workers N --costs-from one-gpu` (worker processes forked by the command, one per GPU,
 #                run/pool.py; the queue of tasks sized by the measured costs; each worker keeps its graphs and
 #                prepared implementations resident between its tasks)
-#   at-once-N    (AT_ONCE=1) as workers-N, but the workers start their CUDA drivers all at once instead of in turns
-#                (SSSP_BENCH_DRIVER_TURNS=off, gpu/early_context.py): an A/B of the turns in every round, the two
-#                runs' order swapped in even rounds
+#   turns-N      (TURNS=1) as workers-N, but the workers take turns at the CUDA driver instead of starting it all at
+#                once (SSSP_BENCH_DRIVER_TURNS=on, run/pool.py): an A/B of the turns in every round, the two runs'
+#                order swapped in even rounds
 #   killed-2     (N = 2) the workers-2 run again, one worker SIGKILLed in the middle of a task; then its merged
 #                counts are checked against workers-2's: every solve once, the same statuses, nothing lost
 #   shards-N     as measured-N, split by the config's estimate
@@ -167,11 +167,11 @@ on_workers() {  # on_workers NAME N [TURNS]: `run --workers N` on GPUs 0 to N-1,
   timed "$1" env ${3:+SSSP_BENCH_DRIVER_TURNS=$3} CUDA_VISIBLE_DEVICES="$(seq -s, 0 $(($2 - 1)))" sssp-bench run \
     "$config" --workers "$2" --output "$runs" --run-id "$1" --costs-from "$runs/one-gpu" --no-progress
 }
-workers_ab() {  # workers_ab N ROUND: workers-N and, with AT_ONCE=1, at-once-N (first in even rounds)
+workers_ab() {  # workers_ab N ROUND: workers-N and, with TURNS=1, turns-N (first in even rounds)
   local suffix=""; [ "$2" = 1 ] || suffix="-r$2"
-  if [ "${AT_ONCE:-0}" = 1 ] && [ $(($2 % 2)) = 0 ]; then on_workers "at-once-$1$suffix" "$1" off; fi
+  if [ "${TURNS:-0}" = 1 ] && [ $(($2 % 2)) = 0 ]; then on_workers "turns-$1$suffix" "$1" on; fi
   on_workers "workers-$1$suffix" "$1"
-  if [ "${AT_ONCE:-0}" = 1 ] && [ $(($2 % 2)) = 1 ]; then on_workers "at-once-$1$suffix" "$1" off; fi
+  if [ "${TURNS:-0}" = 1 ] && [ $(($2 % 2)) = 1 ]; then on_workers "turns-$1$suffix" "$1" on; fi
 }
 one_gpu one-gpu
 [ "${ONLY_BASELINE:-0}" = 1 ] && exit 0  # ONLY_BASELINE=1: warm GPUs and the one-gpu run, for another script's steps
@@ -292,9 +292,9 @@ def solve_rows(name):
 
 print()
 print(f"{'run':<12} {'solves':>6} {'verified':>8}  statuses")
-KINDS = ("shards", "measured", "served", "warm-served", "workers", "at-once")
+KINDS = ("shards", "measured", "served", "warm-served", "workers", "turns")
 again = [f"{base}-r{round_}" for round_ in range(2, rounds + 1)
-         for base in ["one-gpu"] + [f"{kind}-{n}" for n in counts for kind in ("measured", "workers", "at-once")]]
+         for base in ["one-gpu"] + [f"{kind}-{n}" for n in counts for kind in ("measured", "workers", "turns")]]
 for name in ["one-gpu"] + [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS] + ["killed-2", "killed-served-2"] + again:
     rows = solve_rows(name)
     if not rows:
@@ -410,7 +410,7 @@ date=$(date +%Y-%m-%d)
 mkdir -p "$work/records"
 for n in "${counts[@]}"; do
   members=("$runs/one-gpu")
-  for kind in shards measured served warm-served workers at-once; do
+  for kind in shards measured served warm-served workers turns; do
     [ -f "$runs/$kind-$n/manifest.json" ] && members+=("$runs/$kind-$n")
   done
   [ -f "$runs/warm-served-1/manifest.json" ] && members+=("$runs/served-1" "$runs/warm-served-1")
@@ -418,7 +418,7 @@ for n in "${counts[@]}"; do
     [ "$n" = 2 ] && [ -f "$runs/$name/manifest.json" ] && members+=("$runs/$name")
   done
   for round in $(seq 2 "${ROUNDS:-1}"); do
-    for name in "one-gpu-r$round" "measured-$n-r$round" "workers-$n-r$round" "at-once-$n-r$round"; do
+    for name in "one-gpu-r$round" "measured-$n-r$round" "workers-$n-r$round" "turns-$n-r$round"; do
       [ -f "$runs/$name/manifest.json" ] && members+=("$runs/$name")
     done
   done

@@ -24,13 +24,13 @@ processes a setting). A benchmark keeps the driver's setting; a user who sets th
 manifest's provenance.
 
 Processes that start together can take turns at the driver (`take_turns(lock file)`: a `run --workers` pool gives
-its workers one, pool.py). The driver shares its time among processes that start at once, so that every one of four
-had its context at the end, 1.27 s after the pool's start (4 x H200), while one process making four contexts one after
-another had them at 0.81, 0.97, 1.13 and 1.28 s (context_modes.sh, `measured/2026-11-27-h200-context-modes.txt`). In
-turns, each worker's cuInit, then its context, runs alone: the last context comes about as late, the others sooner,
-and a queue of tasks gives their workers more of the work. A worker waits to be told that its context is wanted
-without holding its turn, and waits at most TURN_TIMEOUT_S for a turn (a holder that hangs in the driver); the kernel
-releases a dead holder's lock.
+its workers one where SSSP_BENCH_DRIVER_TURNS is on, pool.py, which says why it is off by default). The driver shares
+its time among processes that start at once, so that every one of four had its context at the end, 1.27 s after the
+pool's start (4 x H200), while one process making four contexts one after another had them at 0.81, 0.97, 1.13 and
+1.28 s (context_modes.sh, `measured/2026-11-27-h200-context-modes.txt`). In turns, each process's cuInit, then its
+context, runs alone: the last context comes about as late, the others sooner. A process waits to be told that its
+context is wanted without holding its turn, and waits at most TURN_TIMEOUT_S for a turn (a holder that hangs in the
+driver); the kernel releases a dead holder's lock.
 
 `initialise()` and `start()` do nothing where SSSP_BENCH_EARLY_CONTEXT is "off", where CUDA_VISIBLE_DEVICES hides
 every GPU, or where the driver library does not load (no GPU here); the thread ends quietly if the driver refuses.

@@ -13,9 +13,12 @@ driver in a thread (gpu/early_context.py). Once the coordinator says the config 
 worker makes its context while it imports the runner. Meanwhile the coordinator reads the config, generates missing
 graphs (workers.preflight) and makes the split.
 
-The workers take turns at the driver (early_context.take_turns, on a lock file the pool makes): each one's cuInit,
-then its context, runs alone, so that the first contexts are ready sooner and their workers take more of the queue,
-instead of all four being ready together at the end (SSSP_BENCH_DRIVER_TURNS=off: all at once).
+With SSSP_BENCH_DRIVER_TURNS=on the workers take turns at the driver (early_context.take_turns, on a lock file the
+pool makes): each one's cuInit, then its context, runs alone, so that the first contexts are ready sooner. Off by
+default: on 2 x H200 the contexts came 0.57 and 0.71 s after the pool's start in turns against 0.60 and 0.60 s at
+once, but the host-bound solves (bfs-harish, lonestar) ran slower in turns, in every one of six rounds on grid-1024's
+bfs-harish, and `--workers 2` took 0.58x of one GPU's wall time against 0.55x at once (issue 38's 40-source config,
+`measured/2026-11-27-h200-issue38-40src-turns-911d72d-2`). The cause is not known; four GPUs were not measured.
 
 A worker's life:
 1. Forked, or spawned where a fork is unsafe (`fork_is_safe`); a dead worker's successor is always spawned.
@@ -61,7 +64,7 @@ CLOSE_TIMEOUT_S = 60
 worker_name: str | None = None
 """In a worker process: its name, for attempts.jsonl (workers.run_shard). None elsewhere."""
 TURNS_SWITCH = "SSSP_BENCH_DRIVER_TURNS"
-""""off" (or 0, no, false): the GPU workers start their drivers all at once instead of taking turns."""
+""""on" (or 1, yes, true): the GPU workers take turns at the driver instead of starting it all at once."""
 
 
 class TaskKilledWorkers(Exception):
@@ -146,7 +149,7 @@ class Pool:
         self.close_s: float | None = None
         self.method = "fork" if fork_is_safe() else "spawn"
         self.slots: list[_Slot] = []
-        self.turns = _turns_file() if gpus else None  # the GPU workers' lock file for their turns at the driver
+        self.turns = _turns_file() if gpus else None  # the GPU workers' lock file for their turns at the driver, if on
         try:
             for number in range(count):
                 self.slots.append(self._start(number, gpus[number] if gpus else None, self.method))
@@ -324,9 +327,9 @@ class Pool:
 
 
 def _turns_file() -> str | None:
-    """A new empty lock file for the workers' turns at the driver; None where switched off (TURNS_SWITCH) or no file
-    can be made."""
-    if os.environ.get(TURNS_SWITCH, "").strip().lower() in ("off", "0", "no", "false"):
+    """A new empty lock file for the workers' turns at the driver; None unless switched on (TURNS_SWITCH), or where no
+    file can be made."""
+    if os.environ.get(TURNS_SWITCH, "").strip().lower() not in ("on", "1", "yes", "true"):
         return None
     try:
         descriptor, path = tempfile.mkstemp(prefix="sssp-bench-driver-turns-")
