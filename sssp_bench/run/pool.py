@@ -340,9 +340,9 @@ def _turns_file() -> str | None:
 
 
 def _serve(connection: Connection, gpu: str | None, name: str, turns: str | None = None) -> None:
-    """A worker process: its GPU pinned and the driver initialised at once (in turns with the other workers, on the
-    lock file `turns`), the context made as soon as the coordinator asks for it (its pipe is read in a thread, so that
-    starts while the runner imports), then calls until told to stop."""
+    """A worker process: its GPU pinned and the driver initialised at once (in turns with the other workers where
+    `turns` names their lock file), the context made as soon as the coordinator asks for it (its pipe is read in a
+    thread, so that starts while the runner imports), then calls until told to stop."""
     global worker_name
     worker_name = name
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the coordinator decides
