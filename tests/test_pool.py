@@ -79,6 +79,7 @@ def test_an_interrupted_workers_run_is_finished_with_resume_on_the_command_line(
     from sssp_bench.cli import cli
 
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # CPU workers, on a host with fewer than two GPUs too
     (tmp_path / "two.yaml").write_text(textwrap.dedent(TWO_GRAPHS))
     invoke = lambda *args: CliRunner().invoke(cli, list(args), catch_exceptions=False)  # noqa: E731
     assert invoke("run", "two.yaml", "--workers", "2", "--run-id", "w", "--no-progress").exit_code == 0
