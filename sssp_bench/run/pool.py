@@ -18,7 +18,9 @@ pool makes): each one's cuInit, then its context, runs alone, so that the first 
 default: on 2 x H200 the contexts came 0.57 and 0.71 s after the pool's start in turns against 0.60 and 0.60 s at
 once, but the host-bound solves (bfs-harish, lonestar) ran slower in turns, in every one of six rounds on grid-1024's
 bfs-harish, and `--workers 2` took 0.58x of one GPU's wall time against 0.55x at once (issue 38's 40-source config,
-`measured/2026-11-27-h200-issue38-40src-turns-911d72d-2`). The cause is not known; four GPUs were not measured.
+`measured/2026-11-27-h200-issue38-40src-turns-911d72d-2`; the cause is not known). On 4 x H100 the contexts came
+0.2 to 0.5 s sooner on average in turns, but `--workers 4` took 0.302x against 0.304x at once, the rounds moving with
+the host-bound solves either way (`measured/2026-11-27-h100-issue38-turns-f3acedf-4`).
 
 A worker's life:
 1. Forked, or spawned where a fork is unsafe (`fork_is_safe`); a dead worker's successor is always spawned.
