@@ -14,7 +14,7 @@ import pytest
 
 from sssp_bench.errors import UserError
 from sssp_bench.report import summarize
-from sssp_bench.run.pool import TURNS_SWITCH, Pool, TaskKilledWorkers
+from sssp_bench.run.pool import PIN_SWITCH, TURNS_SWITCH, Pool, TaskKilledWorkers, cpu_blocks
 from sssp_bench.run.runner import start_run
 from sssp_bench.run.workers import run_on_workers
 
@@ -146,6 +146,38 @@ def test_workers_start_their_drivers_at_once_by_default_and_cpu_workers_take_no_
         pool.close()
     assert pool.turns is None and turns == {0: None, 1: None}
     assert pool.timing()["driver_turns"] is False
+
+
+def test_cpu_blocks_cut_the_allowed_cpus_into_one_contiguous_block_per_worker(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+    assert cpu_blocks(4) == [[0, 1], [2, 3], [4, 5], [6, 7]]  # CPUs 8 and 9 left over
+    assert cpu_blocks(1) == [list(range(10))]
+    assert cpu_blocks(11) is None  # fewer CPUs than workers: none pinned
+
+
+def test_switched_on_each_gpu_worker_keeps_to_its_own_block_of_cpus(monkeypatch):
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one CPU here: nothing to cut into blocks")
+    monkeypatch.setenv(PIN_SWITCH, "on")
+    with Pool(2, ["0", "1"]) as pool:
+        seen = dict(pool.run(_cpus, [()] * 2, ["first", "second"]))
+        pool.close()
+    assert seen == {0: pool.cpus[0], 1: pool.cpus[1]} and pool.timing()["cpus"] == pool.cpus
+    assert not set(pool.cpus[0]) & set(pool.cpus[1])
+
+
+def test_by_default_workers_keep_every_cpu_of_the_command(monkeypatch):
+    monkeypatch.delenv(PIN_SWITCH, raising=False)
+    with Pool(2, ["0", "1"]) as pool:
+        seen = dict(pool.run(_cpus, [()] * 2, ["first", "second"]))
+        pool.close()
+    assert pool.cpus is None and pool.timing()["cpus"] is None
+    assert seen == {0: sorted(os.sched_getaffinity(0)), 1: sorted(os.sched_getaffinity(0))}
+
+
+def _cpus() -> list[int]:
+    """In a worker: the CPUs it may run on."""
+    return sorted(os.sched_getaffinity(0))
 
 
 def _driver_turns() -> str | None:

@@ -34,9 +34,10 @@
 #   workers-N    `run --workers N --costs-from one-gpu` (worker processes forked by the command, one per GPU,
 #                run/pool.py; the queue of tasks sized by the measured costs; each worker keeps its graphs and
 #                prepared implementations resident between its tasks)
-#   turns-N      (TURNS=1) as workers-N, but the workers take turns at the CUDA driver instead of starting it all at
-#                once (SSSP_BENCH_DRIVER_TURNS=on, run/pool.py): an A/B of the turns in every round, the two runs'
-#                order swapped in even rounds
+#   NAME-N       (AB=NAME:VARIABLE=VALUE) as workers-N with VARIABLE=VALUE in its environment: an A/B in every round,
+#                the two runs' order swapped in even rounds. E.g. AB=turns:SSSP_BENCH_DRIVER_TURNS=on (the workers
+#                take turns at the CUDA driver) or AB=pinned:SSSP_BENCH_PIN_WORKERS=on (each worker on its own block of
+#                CPUs), run/pool.py. TURNS=1 is AB=turns:SSSP_BENCH_DRIVER_TURNS=on
 #   killed-2     (N = 2) the workers-2 run again, one worker SIGKILLed in the middle of a task; then its merged
 #                counts are checked against workers-2's: every solve once, the same statuses, nothing lost
 #   shards-N     as measured-N, split by the config's estimate
@@ -54,6 +55,10 @@ counts=("$@")
 config=${CONFIG:-experiments/harness/issue38-scaleout.yaml}
 out=${OUT:-/tmp/out}
 config_name=$(basename "$config" .yaml)
+[ "${TURNS:-0}" = 1 ] && AB=${AB:-turns:SSSP_BENCH_DRIVER_TURNS=on}
+AB=${AB:-}
+ab_name=${AB%%:*} ab_setting=${AB#*:}  # AB=NAME:VARIABLE=VALUE: the A/B's runs, NAME-N
+export ab_name
 work=/tmp/scaleout/$config_name
 runs=$work/runs
 export SSSP_BENCH_DATASETS=/tmp/scaleout/datasets
@@ -162,16 +167,16 @@ fi
 one_gpu() {  # one_gpu NAME: the baseline, on GPU 0
   timed "$1" env CUDA_VISIBLE_DEVICES=0 sssp-bench run "$config" --output "$runs" --run-id "$1" --no-progress
 }
-on_workers() {  # on_workers NAME N [TURNS]: `run --workers N` on GPUs 0 to N-1, split by the one-gpu run's costs
-  # (TURNS: SSSP_BENCH_DRIVER_TURNS for it, e.g. off)
-  timed "$1" env ${3:+SSSP_BENCH_DRIVER_TURNS=$3} CUDA_VISIBLE_DEVICES="$(seq -s, 0 $(($2 - 1)))" sssp-bench run \
+on_workers() {  # on_workers NAME N [VARIABLE=VALUE]: `run --workers N` on GPUs 0 to N-1, split by the one-gpu run's
+  # costs (VARIABLE=VALUE in its environment, for the A/B)
+  timed "$1" env ${3:+"$3"} CUDA_VISIBLE_DEVICES="$(seq -s, 0 $(($2 - 1)))" sssp-bench run \
     "$config" --workers "$2" --output "$runs" --run-id "$1" --costs-from "$runs/one-gpu" --no-progress
 }
-workers_ab() {  # workers_ab N ROUND: workers-N and, with TURNS=1, turns-N (first in even rounds)
+workers_ab() {  # workers_ab N ROUND: workers-N and, with AB=NAME:VARIABLE=VALUE, NAME-N (first in even rounds)
   local suffix=""; [ "$2" = 1 ] || suffix="-r$2"
-  if [ "${TURNS:-0}" = 1 ] && [ $(($2 % 2)) = 0 ]; then on_workers "turns-$1$suffix" "$1" on; fi
+  if [ -n "${AB:-}" ] && [ $(($2 % 2)) = 0 ]; then on_workers "$ab_name-$1$suffix" "$1" "$ab_setting"; fi
   on_workers "workers-$1$suffix" "$1"
-  if [ "${TURNS:-0}" = 1 ] && [ $(($2 % 2)) = 1 ]; then on_workers "turns-$1$suffix" "$1" on; fi
+  if [ -n "${AB:-}" ] && [ $(($2 % 2)) = 1 ]; then on_workers "$ab_name-$1$suffix" "$1" "$ab_setting"; fi
 }
 one_gpu one-gpu
 [ "${ONLY_BASELINE:-0}" = 1 ] && exit 0  # ONLY_BASELINE=1: warm GPUs and the one-gpu run, for another script's steps
@@ -275,7 +280,7 @@ fi
 
 python3 - "$runs" "${ROUNDS:-1}" "${counts[@]}" <<'EOF' | tee -a "$summary"
 """The table: each run's solves and statuses; one-gpu's breakdown; the kill check."""
-import json, sys
+import json, os, sys
 from pathlib import Path
 
 runs, rounds, counts = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
@@ -292,9 +297,10 @@ def solve_rows(name):
 
 print()
 print(f"{'run':<12} {'solves':>6} {'verified':>8}  statuses")
-KINDS = ("shards", "measured", "served", "warm-served", "workers", "turns")
+AB = [os.environ["ab_name"]] if os.environ.get("ab_name") else []  # the A/B's runs (AB=NAME:...)
+KINDS = ("shards", "measured", "served", "warm-served", "workers", *AB)
 again = [f"{base}-r{round_}" for round_ in range(2, rounds + 1)
-         for base in ["one-gpu"] + [f"{kind}-{n}" for n in counts for kind in ("measured", "workers", "turns")]]
+         for base in ["one-gpu"] + [f"{kind}-{n}" for n in counts for kind in ("measured", "workers", *AB)]]
 for name in ["one-gpu"] + [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS] + ["killed-2", "killed-served-2"] + again:
     rows = solve_rows(name)
     if not rows:
@@ -410,7 +416,7 @@ date=$(date +%Y-%m-%d)
 mkdir -p "$work/records"
 for n in "${counts[@]}"; do
   members=("$runs/one-gpu")
-  for kind in shards measured served warm-served workers turns; do
+  for kind in shards measured served warm-served workers ${AB:+"$ab_name"}; do
     [ -f "$runs/$kind-$n/manifest.json" ] && members+=("$runs/$kind-$n")
   done
   [ -f "$runs/warm-served-1/manifest.json" ] && members+=("$runs/served-1" "$runs/warm-served-1")
@@ -418,7 +424,7 @@ for n in "${counts[@]}"; do
     [ "$n" = 2 ] && [ -f "$runs/$name/manifest.json" ] && members+=("$runs/$name")
   done
   for round in $(seq 2 "${ROUNDS:-1}"); do
-    for name in "one-gpu-r$round" "measured-$n-r$round" "workers-$n-r$round" "turns-$n-r$round"; do
+    for name in "one-gpu-r$round" "measured-$n-r$round" "workers-$n-r$round" ${AB:+"$ab_name-$n-r$round"}; do
       [ -f "$runs/$name/manifest.json" ] && members+=("$runs/$name")
     done
   done

@@ -22,6 +22,12 @@ bfs-harish, and `--workers 2` took 0.58x of one GPU's wall time against 0.55x at
 0.2 to 0.5 s sooner on average in turns, but `--workers 4` took 0.302x against 0.304x at once, the rounds moving with
 the host-bound solves either way (`measured/2026-11-27-h100-issue38-turns-f3acedf-4`).
 
+With SSSP_BENCH_PIN_WORKERS=on each GPU worker keeps to its own block of the CPUs the command may use (one block per
+worker, in order, `cpu_blocks`), so that no two workers' host threads share a CPU. Off by default, and not measured
+yet: an A/B for `experiments/harness/scaleout.sh` (AB=pinned:SSSP_BENCH_PIN_WORKERS=on). The host-bound solves, which
+launch a kernel and read a flag back each level, took a third longer in some processes than in others on the same
+cells (notes/scaleout.md), and where a worker's host threads run is one thing that could make them.
+
 A worker's life:
 1. Forked, or spawned where a fork is unsafe (`fork_is_safe`); a dead worker's successor is always spawned.
 2. Told whether to make a CUDA context.
@@ -67,6 +73,8 @@ worker_name: str | None = None
 """In a worker process: its name, for attempts.jsonl (workers.run_shard). None elsewhere."""
 TURNS_SWITCH = "SSSP_BENCH_DRIVER_TURNS"
 """"on" (or 1, yes, true): the GPU workers take turns at the driver instead of starting it all at once."""
+PIN_SWITCH = "SSSP_BENCH_PIN_WORKERS"
+""""on" (or 1, yes, true): each GPU worker keeps to its own block of CPUs (cpu_blocks)."""
 
 
 class TaskKilledWorkers(Exception):
@@ -152,6 +160,7 @@ class Pool:
         self.method = "fork" if fork_is_safe() else "spawn"
         self.slots: list[_Slot] = []
         self.turns = _turns_file() if gpus else None  # the GPU workers' lock file for their turns at the driver, if on
+        self.cpus = cpu_blocks(count) if gpus and _switched_on(PIN_SWITCH) else None  # each worker's CPUs, if pinned
         try:
             for number in range(count):
                 self.slots.append(self._start(number, gpus[number] if gpus else None, self.method))
@@ -179,7 +188,8 @@ class Pool:
         context = multiprocessing.get_context(method)
         here, there = context.Pipe()
         name = f"{socket.gethostname()}/worker-{number + 1}" + (f"-gpu-{gpu}" if gpu is not None else "")
-        process = context.Process(target=_serve, args=(there, gpu, name, self.turns), name=f"sssp-bench {name}")
+        cpus = self.cpus[number] if self.cpus else None
+        process = context.Process(target=_serve, args=(there, gpu, name, self.turns, cpus), name=f"sssp-bench {name}")
         process.start()
         there.close()  # the worker's end: once the worker dies, reading here says so
         return _Slot(number, gpu, process, here)
@@ -287,9 +297,11 @@ class Pool:
     def timing(self) -> dict[str, Any]:
         """What the pool adds to the coordinator's clock (which has its start, `started_s`, and its first task out,
         `first_task_s`): each worker's imports done, in seconds from the pool's start; each worker's CUDA driver and
-        context (seconds from its own start, early_context.record); when each was told to stop, nothing being left
-        to hand out (None: at close()); the workers that died."""
+        context (seconds from its own start, early_context.record); whether they took turns at the driver, and each
+        one's CPUs where pinned; when each was told to stop, nothing being left to hand out (None: at close()); the
+        workers that died."""
         return {"executor": "processes", "method": self.method, "driver_turns": self.turns is not None,
+                "cpus": self.cpus,
                 "workers_ready_s": [None if slot.ready_s is None else round(slot.ready_s, 4) for slot in self.slots],
                 "workers_released_s": [None if slot.released_s is None else round(slot.released_s, 4)
                                        for slot in self.slots],
@@ -328,10 +340,26 @@ class Pool:
         self.close_s = time.perf_counter() - began
 
 
+def _switched_on(variable: str) -> bool:
+    return os.environ.get(variable, "").strip().lower() in ("on", "1", "yes", "true")
+
+
+def cpu_blocks(count: int) -> list[list[int]] | None:
+    """The CPUs this process may use, cut into `count` contiguous blocks of equal size (in CPU number order, any left
+    over unused), one per worker; None where there are fewer CPUs than workers or no affinity to set (not Linux)."""
+    if not hasattr(os, "sched_getaffinity") or count < 1:
+        return None
+    allowed = sorted(os.sched_getaffinity(0))
+    size = len(allowed) // count
+    if size == 0:
+        return None
+    return [allowed[index * size:(index + 1) * size] for index in range(count)]
+
+
 def _turns_file() -> str | None:
     """A new empty lock file for the workers' turns at the driver; None unless switched on (TURNS_SWITCH), or where no
     file can be made."""
-    if os.environ.get(TURNS_SWITCH, "").strip().lower() not in ("on", "1", "yes", "true"):
+    if not _switched_on(TURNS_SWITCH):
         return None
     try:
         descriptor, path = tempfile.mkstemp(prefix="sssp-bench-driver-turns-")
@@ -341,16 +369,20 @@ def _turns_file() -> str | None:
     return path
 
 
-def _serve(connection: Connection, gpu: str | None, name: str, turns: str | None = None) -> None:
-    """A worker process: its GPU pinned and the driver initialised at once (in turns with the other workers where
-    `turns` names their lock file), the context made as soon as the coordinator asks for it (its pipe is read in a
-    thread, so that starts while the runner imports), then calls until told to stop."""
+def _serve(connection: Connection, gpu: str | None, name: str, turns: str | None = None,
+           cpus: list[int] | None = None) -> None:
+    """A worker process: its GPU pinned (and its threads to `cpus`, where given) and the driver initialised at once
+    (in turns with the other workers where `turns` names their lock file), the context made as soon as the
+    coordinator asks for it (its pipe is read in a thread, so that starts while the runner imports), then calls until
+    told to stop."""
     global worker_name
     worker_name = name
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the coordinator decides
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a coordinator's handler, inherited by a fork, is not ours
     if gpu is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = gpu  # before anything initialises CUDA here
+    if cpus:
+        os.sched_setaffinity(0, cpus)  # before the driver's and the listener's threads start: they inherit it
     from ..gpu import early_context
 
     if gpu is not None:
