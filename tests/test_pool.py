@@ -125,12 +125,14 @@ def test_each_worker_is_pinned_to_its_own_gpu_before_it_imports_anything():
 
 def test_switched_on_gpu_workers_take_turns_at_the_driver_on_a_lock_file_the_pool_removes_at_close(monkeypatch):
     monkeypatch.setenv(TURNS_SWITCH, "on")
-    with Pool(2, ["0", "1"]) as pool:
+    messages = []
+    with Pool(2, ["0", "1"], messages.append) as pool:
         turns = dict(pool.run(_driver_turns, [()] * 2, ["first", "second"]))
         lock_file = pool.turns
         assert lock_file is not None and os.path.isfile(lock_file)
         pool.close()
     assert turns == {0: lock_file, 1: lock_file}  # both workers, one lock file (gpu/early_context.py)
+    assert f"the workers take turns at the CUDA driver ({TURNS_SWITCH}=on)" in messages
     assert pool.timing()["driver_turns"] is True
     assert not os.path.exists(lock_file)
 
@@ -159,10 +161,13 @@ def test_switched_on_each_gpu_worker_keeps_to_its_own_block_of_cpus(monkeypatch)
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("one CPU here: nothing to cut into blocks")
     monkeypatch.setenv(PIN_SWITCH, "on")
-    with Pool(2, ["0", "1"]) as pool:
+    messages = []
+    with Pool(2, ["0", "1"], messages.append) as pool:
         seen = dict(pool.run(_cpus, [()] * 2, ["first", "second"]))
         pool.close()
     assert seen == {0: pool.cpus[0], 1: pool.cpus[1]} and pool.timing()["cpus"] == pool.cpus
+    assert f"each worker keeps to its own CPUs ({PIN_SWITCH}=on): {pool.cpus[0][0]}-{pool.cpus[0][-1]}, " \
+           f"{pool.cpus[1][0]}-{pool.cpus[1][-1]}" in messages
     assert not set(pool.cpus[0]) & set(pool.cpus[1])
 
 

@@ -173,6 +173,11 @@ class Pool:
         self.log(where)
         self.log(f"workers started by {self.method}"
                  + (", a dead one's successor by spawn" if self.method != "spawn" else ""))
+        if self.turns:
+            self.log(f"the workers take turns at the CUDA driver ({TURNS_SWITCH}=on)")
+        if self.cpus:
+            self.log(f"each worker keeps to its own CPUs ({PIN_SWITCH}=on): "
+                     + ", ".join(f"{block[0]}-{block[-1]}" for block in self.cpus))
 
     def __enter__(self) -> "Pool":
         return self
