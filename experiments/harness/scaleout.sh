@@ -359,6 +359,8 @@ for name in [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS]:
                   + f", the split made at {clock.get('split_s', 0):.2f} s; first tasks out at "
                   f"{clock['submitted_s']:.2f} s, the last result in at {clock['results_s']:.2f} s; cluster closed in "
                   f"{clock['close_s']:.2f} s, merged in {clock['merge_s']:.2f} s; elapsed {clock['elapsed_s']:.2f} s")
+            if clock.get("cpus"):  # SSSP_BENCH_PIN_WORKERS=on: each worker's block of CPUs
+                print("  workers pinned to CPUs " + ", ".join(f"{block[0]}-{block[-1]}" for block in clock["cpus"]))
 for name in ("killed-2", "killed-served-2"):  # --workers 2 (this host's processes), and served Dask workers
     killed, whole = solve_rows(name), solve_rows("workers-2")
     if killed and whole:
