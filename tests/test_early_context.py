@@ -168,14 +168,19 @@ def _driver_loads() -> bool:
     return True
 
 
-@pytest.mark.gpu
-def test_on_a_gpu_the_thread_makes_the_primary_context_and_cupy_computes_in_it():
+@pytest.fixture
+def usable_gpu():
+    """Skip without CuPy or a usable GPU."""
     pytest.importorskip("cupy")
     from sssp_bench.gpu import runtime
 
     ok, why = runtime.gpu_status()
     if not ok:
         pytest.skip(f"no usable GPU: {why}")
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_the_thread_makes_the_primary_context_and_cupy_computes_in_it(usable_gpu):
     probe = textwrap.dedent("""
         import ctypes
         from sssp_bench.gpu import early_context
@@ -196,13 +201,7 @@ def test_on_a_gpu_the_thread_makes_the_primary_context_and_cupy_computes_in_it()
 
 
 @pytest.mark.gpu
-def test_on_a_gpu_processes_taking_turns_each_make_their_context_and_say_how_long_they_waited(tmp_path):
-    pytest.importorskip("cupy")
-    from sssp_bench.gpu import runtime
-
-    ok, why = runtime.gpu_status()
-    if not ok:
-        pytest.skip(f"no usable GPU: {why}")
+def test_on_a_gpu_processes_taking_turns_each_make_their_context_and_say_how_long_they_waited(tmp_path, usable_gpu):
     probe = textwrap.dedent(f"""
         import json, time
         from sssp_bench.gpu import early_context

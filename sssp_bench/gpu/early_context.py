@@ -48,6 +48,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..switches import switched_on
+
 try:
     import fcntl
 except ImportError:  # not POSIX: no turns, every process goes at once as before
@@ -170,7 +172,7 @@ def record(process_started_unix: float | None) -> dict[str, Any] | None:
 
 
 def _wanted() -> bool:
-    if os.environ.get(SWITCH, "").strip().lower() in ("off", "0", "no", "false"):
+    if not switched_on(SWITCH, default=True):
         return False
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     return visible is None or visible.strip() not in ("", "-1")

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
 from ..jsonfile import write_json_atomic
+from ..switches import switched_on
 
 MAX_AGE_S = 24 * 3600.0
 DISABLE_VARIABLE = "SSSP_BENCH_DEVICE_CACHE"
@@ -40,7 +40,7 @@ _code_digest: str | None = None
 
 
 def enabled() -> bool:
-    return os.environ.get(DISABLE_VARIABLE, "on").strip().lower() not in ("off", "0", "no", "false")
+    return switched_on(DISABLE_VARIABLE, default=True)
 
 
 def roofline_code_digest() -> str:

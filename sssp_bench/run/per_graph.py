@@ -40,6 +40,7 @@ import numpy as np
 from ..errors import NegativeCycleError
 from ..graph.csr import clear_stale_temporaries, temporary_path
 from ..jsonfile import write_json_atomic
+from ..switches import switched_on
 
 FOLDER_SUFFIX = ".per-graph"
 REFERENCE_FORMAT = 1
@@ -60,7 +61,7 @@ def file_stamp(path: Path) -> tuple | None:
 
 
 def enabled() -> bool:
-    return os.environ.get(DISABLE_VARIABLE, "on").strip().lower() not in ("off", "0", "no", "false")
+    return switched_on(DISABLE_VARIABLE, default=True)
 
 
 def _key(**parts: Any) -> str:

@@ -64,6 +64,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, Callable, Iterator, Sequence
 
 from ..errors import UserError
+from ..switches import switched_on
 
 ALLOWED_FAILURES = 3
 """Deaths in a row of the workers that ran one task before the run stops (Dask's default allowed-failures)."""
@@ -160,7 +161,8 @@ class Pool:
         self.method = "fork" if fork_is_safe() else "spawn"
         self.slots: list[_Slot] = []
         self.turns = _turns_file() if gpus else None  # the GPU workers' lock file for their turns at the driver, if on
-        self.cpus = cpu_blocks(count) if gpus and _switched_on(PIN_SWITCH) else None  # each worker's CPUs, if pinned
+        pinned = gpus and switched_on(PIN_SWITCH, default=False)
+        self.cpus = cpu_blocks(count) if pinned else None  # each worker's CPUs, if pinned
         try:
             for number in range(count):
                 self.slots.append(self._start(number, gpus[number] if gpus else None, self.method))
@@ -345,10 +347,6 @@ class Pool:
         self.close_s = time.perf_counter() - began
 
 
-def _switched_on(variable: str) -> bool:
-    return os.environ.get(variable, "").strip().lower() in ("on", "1", "yes", "true")
-
-
 def cpu_blocks(count: int) -> list[list[int]] | None:
     """The CPUs this process may use, cut into `count` contiguous blocks of equal size (in CPU number order, any left
     over unused), one per worker; None where there are fewer CPUs than workers or no affinity to set (not Linux)."""
@@ -364,7 +362,7 @@ def cpu_blocks(count: int) -> list[list[int]] | None:
 def _turns_file() -> str | None:
     """A new empty lock file for the workers' turns at the driver; None unless switched on (TURNS_SWITCH), or where no
     file can be made."""
-    if not _switched_on(TURNS_SWITCH):
+    if not switched_on(TURNS_SWITCH, default=False):
         return None
     try:
         descriptor, path = tempfile.mkstemp(prefix="sssp-bench-driver-turns-")
