@@ -6,7 +6,8 @@
 # device copy's only with RESTORE_GITDIR=1, so the manifests name the commit). Without them the config's stand-ins
 # run and the served (Dask) steps are skipped, each said so. SKIP_INSTALL=1 skips `pip install -e .` (a checkout
 # that has it, e.g. a dry run on CPU with CONFIG set to a CPU config and a stand-in nvidia-smi on PATH).
-# SKIP_ESTIMATE=1 leaves out the shards-N runs (split by the config's estimate), SKIP_KILL=1 the killed-2 and
+# SKIP_ESTIMATE=1 leaves out the shards-N runs (split by the config's estimate), SKIP_MEASURED=1 the measured-N runs
+# (more rounds of an A/B of `--workers` in one call), SKIP_KILL=1 the killed-2 and
 # killed-served-2 runs, SKIP_SERVE=1 the served runs; SERVE_ONE=1 adds served-1 and warm-served-1 (the one-GPU baseline through a service), last;
 # ROUNDS=R repeats the one-gpu, measured-N and workers-N runs R times in all (rounds 2 to R after everything
 # else), each over its own round's one-gpu, and prints the median ratio and its range.
@@ -258,7 +259,7 @@ served() {  # served N: `sssp-bench serve` on N GPUs (its start not timed), then
 }
 
 for n in "${counts[@]}"; do
-  timed "measured-$n" bash -c "sharded measured-$n $n --costs-from $runs/one-gpu"
+  [ "${SKIP_MEASURED:-0}" = 1 ] || timed "measured-$n" bash -c "sharded measured-$n $n --costs-from $runs/one-gpu"
   workers_ab "$n" 1
   if [ "$n" = 2 ] && [ "${SKIP_KILL:-0}" != 1 ]; then
     timed killed-2 bash -c "kill_one_worker killed-2 --workers 2"
@@ -272,7 +273,8 @@ done
 for round in $(seq 2 "${ROUNDS:-1}"); do
   one_gpu "one-gpu-r$round"
   for n in "${counts[@]}"; do
-    timed "measured-$n-r$round" bash -c "sharded measured-$n-r$round $n --costs-from $runs/one-gpu"
+    [ "${SKIP_MEASURED:-0}" = 1 ] ||
+      timed "measured-$n-r$round" bash -c "sharded measured-$n-r$round $n --costs-from $runs/one-gpu"
     workers_ab "$n" "$round"
   done
 done
@@ -376,12 +378,15 @@ for name in ("killed-2", "killed-served-2"):  # --workers 2 (this host's process
               f"{attempts} attempts at {tasks} tasks (one retried: {'yes' if attempts == tasks + 1 else 'no'})")
 EOF
 
-python3 - "$walls" <<'EOF' | tee -a "$summary"
+python3 - "$walls" "${ROUNDS:-1}" "${counts[@]}" <<'EOF' | tee -a "$summary"
 """Each run's wall time (this script's clock) over its own round's one-gpu (round 1: the names without -rR); with
 several rounds, the median ratio of each kind and its range. A run that did not exit 0 (cut by its time limit,
 failed) is listed but counted nowhere, nor is any run of a round whose one-gpu did not."""
-import re, statistics, sys
+import os, re, statistics, sys
 from collections import defaultdict
+
+rounds, counts = int(sys.argv[2]), sys.argv[3:]
+AB = [os.environ["ab_name"]] if os.environ.get("ab_name") else []  # the A/B's runs (AB=NAME:...)
 
 walls = [(line.split() + ["0"])[:3] for line in open(sys.argv[1]) if line.strip()]  # name, seconds, exit status
 baseline = {}
@@ -404,14 +409,23 @@ for name, seconds, status in walls:
         continue
     ratio = float(seconds) / over
     ratios[kind].append(ratio)
-    print(f"  {name:<16} {float(seconds):7.1f} s  {ratio:.2f}x")
+    print(f"  {name:<16} {float(seconds):7.1f} s  {ratio:.3f}x")
 several = {kind: values for kind, values in ratios.items() if len(values) > 1}
 if several:
     print(f"\nmedian over rounds (each over its round's one-gpu; one-gpu median "
           f"{statistics.median(baseline.values()):.1f} s):")
     for kind, values in several.items():
-        print(f"  {kind:<16} {statistics.median(values):.2f}x  (range {min(values):.2f} to {max(values):.2f}, "
+        print(f"  {kind:<16} {statistics.median(values):.3f}x  (range {min(values):.3f} to {max(values):.3f}, "
               f"{len(values)} rounds)")
+seconds_of = {name: float(seconds) for name, seconds, status in walls if status == "0"}
+for name in AB:  # the A/B, paired by round: its run's wall minus workers-N's of the same round
+    for n in counts:
+        pairs = [seconds_of[f"{name}-{n}{suffix}"] - seconds_of[f"workers-{n}{suffix}"]
+                 for suffix in [""] + [f"-r{r}" for r in range(2, rounds + 1)]
+                 if f"{name}-{n}{suffix}" in seconds_of and f"workers-{n}{suffix}" in seconds_of]
+        if pairs:
+            print(f"  {name}-{n} minus workers-{n}, per round: " + ", ".join(f"{d:+.2f}" for d in pairs)
+                  + f" s (mean {statistics.mean(pairs):+.2f} s)")
 EOF
 
 date=$(date +%Y-%m-%d)
