@@ -38,10 +38,15 @@
 #   NAME-N       (AB=NAME:VARIABLE=VALUE) as workers-N with VARIABLE=VALUE in its environment: an A/B in every round,
 #                the two runs' order swapped in even rounds. E.g. AB=turns:SSSP_BENCH_DRIVER_TURNS=on (the workers
 #                take turns at the CUDA driver) or AB=pinned:SSSP_BENCH_PIN_WORKERS=on (each worker on its own block of
-#                CPUs), run/pool.py. TURNS=1 is AB=turns:SSSP_BENCH_DRIVER_TURNS=on
+#                CPUs), run/pool.py. TURNS=1 is AB=turns:SSSP_BENCH_DRIVER_TURNS=on. AB=touched:SCALEOUT_TOUCH=1
+#                touches the run's GPUs just before it (TOUCH_GPUS below)
 #   killed-2     (N = 2) the workers-2 run again, one worker SIGKILLed in the middle of a task; then its merged
 #                counts are checked against workers-2's: every solve once, the same statuses, nothing lost
 #   shards-N     as measured-N, split by the config's estimate
+# TOUCH_GPUS=1: before every timed run, a CUDA context is made and let go on each GPU it uses (not timed), so that all
+# of them were in use a moment before, as GPU 0 always is for the one-gpu run. On 4 x H100 a 4-GPU run that came
+# straight after the one-gpu run (its GPUs 1 to 3 idle for 45 s) had its contexts at 1.6 s, one that came after
+# another 4-GPU run at 1.2 s (notes/scaleout.md, thirteenth session). The contexts' times go to runs/touches.jsonl.
 # It prints a table of wall times (and each one over one-gpu's), one-gpu's wall-time breakdown from its manifest,
 # and writes $OUT/scaleout.txt (the same) and $OUT/scaleout-runs.tgz: the run folders (shards included, logs
 # beside them) and records/<date>-<gpu>-<config name>-<N>/ (sssp-bench record of one-gpu and the N runs; move it
@@ -165,11 +170,25 @@ if [ "$most" -gt 1 ]; then
   wait
   say "primed GPUs 1 to $((most - 1)): $(tail -qn 1 "$runs"/prime-gpu-*.log | tr '\n' ';')"
 fi
-one_gpu() {  # one_gpu NAME: the baseline, on GPU 0
+touch_gpus() {  # touch_gpus NAME N: a CUDA context made and let go on each of GPUs 0 to N-1 at once, just before run
+  # NAME (not timed), so that its GPUs were all in use a moment before it, as the one-gpu run's GPU 0 always is (the
+  # run before it used it); each context's times go to touches.jsonl
+  local gpu pids=()
+  for gpu in $(seq 0 $(($2 - 1))); do
+    CUDA_VISIBLE_DEVICES=$gpu python3 experiments/harness/context_timing.py time 2>/dev/null \
+      | sed "s/^{/{\"before\": \"$1\", /" >> "$runs/touches.jsonl" &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+}
+one_gpu() {  # one_gpu NAME: the baseline, on GPU 0 (touched first with TOUCH_GPUS=1)
+  [ "${TOUCH_GPUS:-0}" = 1 ] && touch_gpus "$1" 1
   timed "$1" env CUDA_VISIBLE_DEVICES=0 sssp-bench run "$config" --output "$runs" --run-id "$1" --no-progress
 }
 on_workers() {  # on_workers NAME N [VARIABLE=VALUE]: `run --workers N` on GPUs 0 to N-1, split by the one-gpu run's
-  # costs (VARIABLE=VALUE in its environment, for the A/B)
+  # costs (VARIABLE=VALUE in its environment, for the A/B). Its GPUs touched first (touch_gpus) with TOUCH_GPUS=1, or
+  # where VARIABLE=VALUE is SCALEOUT_TOUCH=1 (AB=touched:SCALEOUT_TOUCH=1: the A/B of the touch itself)
+  if [ "${TOUCH_GPUS:-0}" = 1 ] || [ "${3:-}" = SCALEOUT_TOUCH=1 ]; then touch_gpus "$1" "$2"; fi
   timed "$1" env ${3:+"$3"} CUDA_VISIBLE_DEVICES="$(seq -s, 0 $(($2 - 1)))" sssp-bench run \
     "$config" --workers "$2" --output "$runs" --run-id "$1" --costs-from "$runs/one-gpu" --no-progress
 }
@@ -283,6 +302,7 @@ fi
 python3 - "$runs" "${ROUNDS:-1}" "${counts[@]}" <<'EOF' | tee -a "$summary"
 """The table: each run's solves and statuses; one-gpu's breakdown; the kill check."""
 import json, os, sys
+from collections import defaultdict
 from pathlib import Path
 
 runs, rounds, counts = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
@@ -363,6 +383,27 @@ for name in [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS]:
                   f"{clock['close_s']:.2f} s, merged in {clock['merge_s']:.2f} s; elapsed {clock['elapsed_s']:.2f} s")
             if clock.get("cpus"):  # SSSP_BENCH_PIN_WORKERS=on: each worker's block of CPUs
                 print("  workers pinned to CPUs " + ", ".join(f"{block[0]}-{block[-1]}" for block in clock["cpus"]))
+late = {}  # every --workers run, every round: when its last worker's CUDA context was ready, from the pool's start
+for name in [f"{kind}-{n}" for n in counts for kind in ("workers", *AB)] + [n for n in again if "-r" in n]:
+    clock = ((manifest(name) or {}).get("timing") or {}).get("coordinator") or {}
+    ready = [context.get("ready_s") for context in clock.get("contexts") or [] if context]
+    if ready and all(value is not None for value in ready):
+        late[name] = max(ready)
+if late:
+    print("\nlast CUDA context ready (s from the pool's start): "
+          + ", ".join(f"{name} {seconds:.2f}" for name, seconds in late.items()))
+touches = runs / "touches.jsonl"  # TOUCH_GPUS=1 or AB=touched:SCALEOUT_TOUCH=1: the contexts made just before a run
+if touches.is_file():
+    made = defaultdict(list)
+    for line in touches.read_text().splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        made[entry.get("before")].append(entry.get("ready_s"))
+    print("touches, each context's ready time (s from its process's start) before the run named: "
+          + "; ".join(f"{name} " + ", ".join("?" if value is None else f"{value:.2f}" for value in values)
+                      for name, values in made.items()))
 for name in ("killed-2", "killed-served-2"):  # --workers 2 (this host's processes), and served Dask workers
     killed, whole = solve_rows(name), solve_rows("workers-2")
     if killed and whole:
