@@ -46,7 +46,9 @@
 # TOUCH_GPUS=1: before every timed run, a CUDA context is made and let go on each GPU it uses (not timed), so that all
 # of them were in use a moment before, as GPU 0 always is for the one-gpu run. On 4 x H100 a 4-GPU run that came
 # straight after the one-gpu run (its GPUs 1 to 3 idle for 45 s) had its contexts at 1.6 s, one that came after
-# another 4-GPU run at 1.2 s (notes/scaleout.md, thirteenth session). The contexts' times go to runs/touches.jsonl.
+# another 4-GPU run at 1.2 s. Touched runs had theirs at 1.1 s in every round, but were no faster (-0.03 s a round
+# over 6 rounds of the 40-source config; notes/scaleout.md, thirteenth session), so it is off by default. The
+# contexts' times go to runs/touches.jsonl.
 # It prints a table of wall times (and each one over one-gpu's), one-gpu's wall-time breakdown from its manifest,
 # and writes $OUT/scaleout.txt (the same) and $OUT/scaleout-runs.tgz: the run folders (shards included, logs
 # beside them) and records/<date>-<gpu>-<config name>-<N>/ (sssp-bench record of one-gpu and the N runs; move it

@@ -20,13 +20,15 @@ once, but the host-bound solves (bfs-harish, lonestar) ran slower in turns, in e
 bfs-harish, and `--workers 2` took 0.58x of one GPU's wall time against 0.55x at once (issue 38's 40-source config,
 `measured/2026-11-27-h200-issue38-40src-turns-911d72d-2`; the cause is not known). On 4 x H100 the contexts came
 0.2 to 0.5 s sooner on average in turns, but `--workers 4` took 0.302x against 0.304x at once, the rounds moving with
-the host-bound solves either way (`measured/2026-11-27-h100-issue38-turns-f3acedf-4`).
+the host-bound solves either way (`measured/2026-11-27-h100-issue38-turns-f3acedf-4`, now in git's history:
+`measured/SUPERSEDED.md`).
 
 With SSSP_BENCH_PIN_WORKERS=on each GPU worker keeps to its own block of the CPUs the command may use (one block per
-worker, in order, `cpu_blocks`), so that no two workers' host threads share a CPU. Off by default, and not measured
-yet: an A/B for `experiments/harness/scaleout.sh` (AB=pinned:SSSP_BENCH_PIN_WORKERS=on). The host-bound solves, which
-launch a kernel and read a flag back each level, took a third longer in some processes than in others on the same
-cells (notes/scaleout.md), and where a worker's host threads run is one thing that could make them.
+worker, in order, `cpu_blocks`), so that no two workers' host threads share a CPU. Off by default: it changed nothing
+measurable. On 4 x H100 (one NUMA node of 64 vCPUs), pinned `--workers 4` took 0.305x of one GPU's wall time against
+0.300x unpinned, pinned minus unpinned -0.42, +0.09, -0.35 and +0.55 s in four paired rounds, and the host-bound
+solves (a kernel launch and a flag read back each level) summed the same either way
+(`measured/2026-11-28-h100-issue38-pinned-0403dbd-4`).
 
 A worker's life:
 1. Forked, or spawned where a fork is unsafe (`fork_is_safe`); a dead worker's successor is always spawned.
