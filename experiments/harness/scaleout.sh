@@ -386,7 +386,7 @@ for name in [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS]:
             if clock.get("cpus"):  # SSSP_BENCH_PIN_WORKERS=on: each worker's block of CPUs
                 print("  workers pinned to CPUs " + ", ".join(f"{block[0]}-{block[-1]}" for block in clock["cpus"]))
 late = {}  # every --workers run, every round: when its last worker's CUDA context was ready, from the pool's start
-for name in [f"{kind}-{n}" for n in counts for kind in ("workers", *AB)] + [n for n in again if "-r" in n]:
+for name in [f"{kind}-{n}" for n in counts for kind in ("workers", *AB)] + again:  # a run without a pool is passed
     clock = ((manifest(name) or {}).get("timing") or {}).get("coordinator") or {}
     ready = [context.get("ready_s") for context in clock.get("contexts") or [] if context]
     if ready and all(value is not None for value in ready):

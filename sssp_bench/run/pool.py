@@ -20,8 +20,7 @@ once, but the host-bound solves (bfs-harish, lonestar) ran slower in turns, in e
 bfs-harish, and `--workers 2` took 0.58x of one GPU's wall time against 0.55x at once (issue 38's 40-source config,
 `measured/2026-11-27-h200-issue38-40src-turns-911d72d-2`; the cause is not known). On 4 x H100 the contexts came
 0.2 to 0.5 s sooner on average in turns, but `--workers 4` took 0.302x against 0.304x at once, the rounds moving with
-the host-bound solves either way (`measured/2026-11-27-h100-issue38-turns-f3acedf-4`, now in git's history:
-`measured/SUPERSEDED.md`).
+the host-bound solves either way (`measured/2026-11-27-h100-issue38-turns-f3acedf-4`).
 
 With SSSP_BENCH_PIN_WORKERS=on each GPU worker keeps to its own block of the CPUs the command may use (one block per
 worker, in order, `cpu_blocks`), so that no two workers' host threads share a CPU. Off by default: it changed nothing
