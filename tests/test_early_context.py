@@ -1,16 +1,14 @@
 """The CUDA context made in a thread while a process imports (gpu/early_context.py): off where it is switched off
-or no GPU is visible, quiet where no driver loads, and on a GPU the primary context CuPy then computes in; the
+or no GPU is visible, quiet where no driver loads, and on a GPU the primary context CuPy then computes in; and the
 driver asked, without initialising it, whether a process has initialised CUDA (pool.fork_is_safe forks only
-where it has not); and the turns that processes starting together take at the driver, one at a time."""
+where it has not)."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import textwrap
 import threading
-import time
 
 import pytest
 
@@ -24,7 +22,6 @@ def fresh(monkeypatch):
     monkeypatch.setattr(early_context, "_context_wanted", threading.Event())
     monkeypatch.setattr(early_context, "_times", {})
     monkeypatch.setattr(early_context, "_waited", 0.0)
-    monkeypatch.setattr(early_context, "_turns", None)
     monkeypatch.delenv(early_context.SWITCH, raising=False)
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     return monkeypatch
@@ -98,66 +95,6 @@ def test_without_a_driver_no_process_has_initialised_cuda(fresh):
     assert early_context.driver_initialized() is (early_context._thread is not None and _driver_loads())
 
 
-def test_a_turn_is_one_holder_at_a_time_and_a_waiter_gets_it_once_given_back(tmp_path):
-    lock_file = tmp_path / "turns"
-    first, second = early_context.Turn(lock_file), early_context.Turn(lock_file)
-    assert first.take()
-    taken = []
-    waiter = threading.Thread(target=lambda: taken.append(second.take()))
-    waiter.start()
-    time.sleep(0.2)
-    assert taken == []  # still waiting
-    first.give()
-    waiter.join(timeout=10)
-    assert taken == [True] and second.waited_s >= 0.2
-    first.close()
-    second.close()
-
-
-def test_a_turn_not_given_back_in_time_is_gone_ahead_without(tmp_path):
-    holder, waiter = early_context.Turn(tmp_path / "turns"), early_context.Turn(tmp_path / "turns", timeout=0.1)
-    assert holder.take()
-    assert not waiter.take() and 0.1 <= waiter.waited_s < 5  # a holder that hangs in the driver stops no one
-    holder.close()
-    assert waiter.take()  # given back by closing
-    waiter.close()
-
-
-def test_a_dead_holders_turn_is_given_back_by_the_kernel(tmp_path):
-    lock_file = tmp_path / "turns"
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
-        import time
-        from sssp_bench.gpu import early_context
-        turn = early_context.Turn({str(lock_file)!r})
-        assert turn.take()
-        print("held", flush=True)
-        time.sleep(60)
-    """)], stdout=subprocess.PIPE, text=True)
-    assert holder.stdout.readline().strip() == "held"
-    waiter = early_context.Turn(lock_file, timeout=0.2)
-    assert not waiter.take()
-    holder.kill()
-    holder.wait(timeout=30)
-    assert waiter.take()
-    waiter.close()
-
-
-def test_without_a_lock_file_a_turn_is_nothing_to_wait_for(tmp_path):
-    turn = early_context.Turn(None)
-    assert not turn.take() and turn.waited_s == 0.0
-    turn.close()
-    early_context.take_turns(tmp_path / "turns")
-    assert early_context._turns == tmp_path / "turns"
-    early_context.take_turns(None)
-    assert early_context._turns is None
-
-
-def test_the_record_says_how_long_the_driver_thread_waited_for_its_turns(fresh):
-    fresh.setattr(early_context, "_thread", threading.Thread(target=lambda: None))
-    fresh.setattr(early_context, "_times", {"initialised": 101.25, "ready": 101.5, "turns_waited": 0.3})
-    assert early_context.record(100.0)["turns_waited_s"] == 0.3
-
-
 def _driver_loads() -> bool:
     import ctypes
 
@@ -168,19 +105,14 @@ def _driver_loads() -> bool:
     return True
 
 
-@pytest.fixture
-def usable_gpu():
-    """Skip without CuPy or a usable GPU."""
+@pytest.mark.gpu
+def test_on_a_gpu_the_thread_makes_the_primary_context_and_cupy_computes_in_it():
     pytest.importorskip("cupy")
     from sssp_bench.gpu import runtime
 
     ok, why = runtime.gpu_status()
     if not ok:
         pytest.skip(f"no usable GPU: {why}")
-
-
-@pytest.mark.gpu
-def test_on_a_gpu_the_thread_makes_the_primary_context_and_cupy_computes_in_it(usable_gpu):
     probe = textwrap.dedent("""
         import ctypes
         from sssp_bench.gpu import early_context
@@ -198,23 +130,3 @@ def test_on_a_gpu_the_thread_makes_the_primary_context_and_cupy_computes_in_it(u
     said = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert said.returncode == 0, said.stderr
     assert said.stdout.split() == ["False", "True", "90", "False", "1", "initialised+ready"]
-
-
-@pytest.mark.gpu
-def test_on_a_gpu_processes_taking_turns_each_make_their_context_and_say_how_long_they_waited(tmp_path, usable_gpu):
-    probe = textwrap.dedent(f"""
-        import json, time
-        from sssp_bench.gpu import early_context
-        early_context.take_turns({str(tmp_path / "turns")!r})
-        started = time.time()
-        early_context.start().join(timeout=60)
-        print(json.dumps(early_context.record(started)))
-    """)
-    processes = [subprocess.Popen([sys.executable, "-c", probe], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  text=True) for _ in range(3)]
-    records = []
-    for process in processes:
-        out, err = process.communicate(timeout=120)
-        assert process.returncode == 0, err
-        records.append(json.loads(out))
-    assert all(record["ready_s"] is not None and record["turns_waited_s"] >= 0 for record in records)

@@ -38,14 +38,3 @@ def test_a_gpu_worker_makes_its_own_context_and_verifies_every_solve(tmp_path, g
     clock = json.loads((outcome.run_dir / "manifest.json").read_text())["timing"]["coordinator"]
     (context,) = clock["contexts"]
     assert 0 < context["initialised_s"] <= context["ready_s"]  # made in the worker, from its own start
-    assert not clock["driver_turns"] and "turns_waited_s" not in context  # all at once, by default
-
-
-def test_switched_on_a_gpu_worker_takes_turns_at_the_driver_and_says_how_long_it_waited(tmp_path, gpu_device,
-                                                                                          monkeypatch):
-    monkeypatch.setenv("SSSP_BENCH_DRIVER_TURNS", "on")
-    outcome = run_on_workers(make_config(tmp_path, CONFIG), workers=1, run_id="gpu-pool", gpus=visible_gpus()[:1])
-    assert len(solves_all_ok(read_rows(outcome.run_dir))) == 2 * 3 * 6
-    clock = json.loads((outcome.run_dir / "manifest.json").read_text())["timing"]["coordinator"]
-    (context,) = clock["contexts"]
-    assert clock["driver_turns"] and context["turns_waited_s"] >= 0 and context["ready_s"] > 0

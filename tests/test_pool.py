@@ -14,7 +14,7 @@ import pytest
 
 from sssp_bench.errors import UserError
 from sssp_bench.report import summarize
-from sssp_bench.run.pool import PIN_SWITCH, TURNS_SWITCH, Pool, TaskKilledWorkers, cpu_blocks
+from sssp_bench.run.pool import Pool, TaskKilledWorkers
 from sssp_bench.run.runner import start_run
 from sssp_bench.run.workers import run_on_workers
 
@@ -121,75 +121,6 @@ def test_each_worker_is_pinned_to_its_own_gpu_before_it_imports_anything():
         pool.close()
     assert seen == {0: "0", 1: "1"}  # the first two calls go to the two idle workers, in order
     assert pool.timing()["died"] == []
-
-
-def test_switched_on_gpu_workers_take_turns_at_the_driver_on_a_lock_file_the_pool_removes_at_close(monkeypatch):
-    monkeypatch.setenv(TURNS_SWITCH, "on")
-    messages = []
-    with Pool(2, ["0", "1"], messages.append) as pool:
-        turns = dict(pool.run(_driver_turns, [()] * 2, ["first", "second"]))
-        lock_file = pool.turns
-        assert lock_file is not None and os.path.isfile(lock_file)
-        pool.close()
-    assert turns == {0: lock_file, 1: lock_file}  # both workers, one lock file (gpu/early_context.py)
-    assert f"the workers take turns at the CUDA driver ({TURNS_SWITCH}=on)" in messages
-    assert pool.timing()["driver_turns"] is True
-    assert not os.path.exists(lock_file)
-
-
-@pytest.mark.parametrize("gpus, switch", [(["0", "1"], None), (["0", "1"], "off"), ([], "on")])
-def test_workers_start_their_drivers_at_once_by_default_and_cpu_workers_take_no_turns(monkeypatch, gpus, switch):
-    if switch is None:
-        monkeypatch.delenv(TURNS_SWITCH, raising=False)
-    else:
-        monkeypatch.setenv(TURNS_SWITCH, switch)
-    with Pool(2, gpus) as pool:
-        turns = dict(pool.run(_driver_turns, [()] * 2, ["first", "second"]))
-        pool.close()
-    assert pool.turns is None and turns == {0: None, 1: None}
-    assert pool.timing()["driver_turns"] is False
-
-
-def test_cpu_blocks_cut_the_allowed_cpus_into_one_contiguous_block_per_worker(monkeypatch):
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
-    assert cpu_blocks(4) == [[0, 1], [2, 3], [4, 5], [6, 7]]  # CPUs 8 and 9 left over
-    assert cpu_blocks(1) == [list(range(10))]
-    assert cpu_blocks(11) is None  # fewer CPUs than workers: none pinned
-
-
-def test_switched_on_each_gpu_worker_keeps_to_its_own_block_of_cpus(monkeypatch):
-    if len(os.sched_getaffinity(0)) < 2:
-        pytest.skip("one CPU here: nothing to cut into blocks")
-    monkeypatch.setenv(PIN_SWITCH, "on")
-    messages = []
-    with Pool(2, ["0", "1"], messages.append) as pool:
-        seen = dict(pool.run(_cpus, [()] * 2, ["first", "second"]))
-        pool.close()
-    assert seen == {0: pool.cpus[0], 1: pool.cpus[1]} and pool.timing()["cpus"] == pool.cpus
-    assert f"each worker keeps to its own CPUs ({PIN_SWITCH}=on): {pool.cpus[0][0]}-{pool.cpus[0][-1]}, " \
-           f"{pool.cpus[1][0]}-{pool.cpus[1][-1]}" in messages
-    assert not set(pool.cpus[0]) & set(pool.cpus[1])
-
-
-def test_by_default_workers_keep_every_cpu_of_the_command(monkeypatch):
-    monkeypatch.delenv(PIN_SWITCH, raising=False)
-    with Pool(2, ["0", "1"]) as pool:
-        seen = dict(pool.run(_cpus, [()] * 2, ["first", "second"]))
-        pool.close()
-    assert pool.cpus is None and pool.timing()["cpus"] is None
-    assert seen == {0: sorted(os.sched_getaffinity(0)), 1: sorted(os.sched_getaffinity(0))}
-
-
-def _cpus() -> list[int]:
-    """In a worker: the CPUs it may run on."""
-    return sorted(os.sched_getaffinity(0))
-
-
-def _driver_turns() -> str | None:
-    """In a worker: the lock file it takes its turns at the driver on."""
-    from sssp_bench.gpu import early_context
-
-    return None if early_context._turns is None else str(early_context._turns)
 
 
 def test_calls_larger_than_a_pipe_buffer_reach_workers_that_are_still_importing():

@@ -1,4 +1,4 @@
-"""Environment switches (switches.py): one reading of on and off for every SSSP_BENCH_* feature switch."""
+"""Environment switches (switches.py): one reading of off for every SSSP_BENCH_* feature switch."""
 
 import pytest
 
@@ -7,18 +7,16 @@ from sssp_bench.switches import switched_on
 VARIABLE = "SSSP_BENCH_TEST_SWITCH"
 
 
-@pytest.mark.parametrize("value, on_by_default, off_by_default", [
-    (None, True, False),
-    ("", True, False),
-    ("off", False, False), (" No ", False, False), ("0", False, False), ("FALSE", False, False),
-    ("on", True, True), (" Yes", True, True), ("1", True, True), ("True", True, True),
-    ("maybe", True, False),  # not a word either way: the feature keeps its default
+@pytest.mark.parametrize("value, on", [
+    (None, True),
+    ("", True),
+    ("off", False), (" No ", False), ("0", False), ("FALSE", False),
+    ("on", True), (" Yes", True), ("1", True), ("True", True),
+    ("maybe", True),  # not a word for off: the feature stays on
 ])
-def test_a_switch_says_on_or_off_and_anything_else_keeps_the_default(monkeypatch, value, on_by_default,
-                                                                       off_by_default):
+def test_a_switch_is_on_unless_it_says_off(monkeypatch, value, on):
     if value is None:
         monkeypatch.delenv(VARIABLE, raising=False)
     else:
         monkeypatch.setenv(VARIABLE, value)
-    assert switched_on(VARIABLE, default=True) is on_by_default
-    assert switched_on(VARIABLE, default=False) is off_by_default
+    assert switched_on(VARIABLE) is on

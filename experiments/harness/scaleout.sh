@@ -35,11 +35,9 @@
 #   workers-N    `run --workers N --costs-from one-gpu` (worker processes forked by the command, one per GPU,
 #                run/pool.py; the queue of tasks sized by the measured costs; each worker keeps its graphs and
 #                prepared implementations resident between its tasks)
-#   NAME-N       (AB=NAME:VARIABLE=VALUE) as workers-N with VARIABLE=VALUE in its environment: an A/B in every round,
-#                the two runs' order swapped in even rounds. E.g. AB=turns:SSSP_BENCH_DRIVER_TURNS=on (the workers
-#                take turns at the CUDA driver) or AB=pinned:SSSP_BENCH_PIN_WORKERS=on (each worker on its own block of
-#                CPUs), run/pool.py. TURNS=1 is AB=turns:SSSP_BENCH_DRIVER_TURNS=on. AB=touched:SCALEOUT_TOUCH=1
-#                touches the run's GPUs just before it (TOUCH_GPUS below)
+#   NAME-N       (AB=NAME:VARIABLE=VALUE) as workers-N with VARIABLE=VALUE in its step's environment (this script's
+#                and the command's): an A/B in every round, the two runs' order swapped in even rounds. E.g.
+#                AB=touched:TOUCH_GPUS=1 (below), or AB=nocache:SSSP_BENCH_DEVICE_CACHE=off
 #   killed-2     (N = 2) the workers-2 run again, one worker SIGKILLed in the middle of a task; then its merged
 #                counts are checked against workers-2's: every solve once, the same statuses, nothing lost
 #   shards-N     as measured-N, split by the config's estimate
@@ -63,7 +61,6 @@ counts=("$@")
 config=${CONFIG:-experiments/harness/issue38-scaleout.yaml}
 out=${OUT:-/tmp/out}
 config_name=$(basename "$config" .yaml)
-[ "${TURNS:-0}" = 1 ] && AB=${AB:-turns:SSSP_BENCH_DRIVER_TURNS=on}
 AB=${AB:-}
 ab_name=${AB%%:*} ab_setting=${AB#*:}  # AB=NAME:VARIABLE=VALUE: the A/B's runs, NAME-N
 export ab_name
@@ -184,15 +181,17 @@ touch_gpus() {  # touch_gpus NAME N: a CUDA context made and let go on each of G
   wait "${pids[@]}"
 }
 one_gpu() {  # one_gpu NAME: the baseline, on GPU 0 (touched first with TOUCH_GPUS=1)
-  [ "${TOUCH_GPUS:-0}" = 1 ] && touch_gpus "$1" 1
+  [ "${TOUCH_GPUS:-0}" != 1 ] || touch_gpus "$1" 1
   timed "$1" env CUDA_VISIBLE_DEVICES=0 sssp-bench run "$config" --output "$runs" --run-id "$1" --no-progress
 }
 on_workers() {  # on_workers NAME N [VARIABLE=VALUE]: `run --workers N` on GPUs 0 to N-1, split by the one-gpu run's
-  # costs (VARIABLE=VALUE in its environment, for the A/B). Its GPUs touched first (touch_gpus) with TOUCH_GPUS=1, or
-  # where VARIABLE=VALUE is SCALEOUT_TOUCH=1 (AB=touched:SCALEOUT_TOUCH=1: the A/B of the touch itself)
-  if [ "${TOUCH_GPUS:-0}" = 1 ] || [ "${3:-}" = SCALEOUT_TOUCH=1 ]; then touch_gpus "$1" "$2"; fi
-  timed "$1" env ${3:+"$3"} CUDA_VISIBLE_DEVICES="$(seq -s, 0 $(($2 - 1)))" sssp-bench run \
-    "$config" --workers "$2" --output "$runs" --run-id "$1" --costs-from "$runs/one-gpu" --no-progress
+  # costs, with VARIABLE=VALUE (the A/B's) in the step's environment; its GPUs touched first with TOUCH_GPUS=1
+  (
+    [ -z "${3:-}" ] || export "$3"
+    [ "${TOUCH_GPUS:-0}" != 1 ] || touch_gpus "$1" "$2"
+    timed "$1" env CUDA_VISIBLE_DEVICES="$(seq -s, 0 $(($2 - 1)))" sssp-bench run \
+      "$config" --workers "$2" --output "$runs" --run-id "$1" --costs-from "$runs/one-gpu" --no-progress
+  )
 }
 workers_ab() {  # workers_ab N ROUND: workers-N and, with AB=NAME:VARIABLE=VALUE, NAME-N (first in even rounds)
   local suffix=""; [ "$2" = 1 ] || suffix="-r$2"
@@ -355,12 +354,9 @@ for name in [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS]:
             contexts = [context or {} for context in (timing.get("coordinator") or {}).get("contexts") or []]
         if any(contexts):  # gpu/early_context.py: each process's CUDA context, from its start
             seconds = lambda value: "?" if value is None else f"{value:.2f}"  # noqa: E731
-            turns = [context.get("turns_waited_s") for context in contexts]
             print("  CUDA contexts ready at " + ", ".join(seconds(context.get("ready_s")) for context in contexts)
                   + " s (driver initialised at " + ", ".join(seconds(context.get("initialised_s")) for context in contexts)
-                  + " s); the runs waited " + ", ".join(seconds(context.get("waited_s")) for context in contexts) + " s"
-                  + ("; in turns at the driver, each waited " + ", ".join(map(seconds, turns)) + " s for its turns"
-                     if any(value is not None for value in turns) else ""))
+                  + " s); the runs waited " + ", ".join(seconds(context.get("waited_s")) for context in contexts) + " s")
         ends_file = runs / f"{name}-ends.txt"  # sharded(): the launch, and each shard process's end
         if ends_file.is_file():
             ends = dict(line.split() for line in ends_file.read_text().splitlines() if line.strip())
@@ -383,8 +379,6 @@ for name in [f"{kind}-{n}" for n in counts + ["1"] for kind in KINDS]:
                   + f", the split made at {clock.get('split_s', 0):.2f} s; first tasks out at "
                   f"{clock['submitted_s']:.2f} s, the last result in at {clock['results_s']:.2f} s; cluster closed in "
                   f"{clock['close_s']:.2f} s, merged in {clock['merge_s']:.2f} s; elapsed {clock['elapsed_s']:.2f} s")
-            if clock.get("cpus"):  # SSSP_BENCH_PIN_WORKERS=on: each worker's block of CPUs
-                print("  workers pinned to CPUs " + ", ".join(f"{block[0]}-{block[-1]}" for block in clock["cpus"]))
 late = {}  # every --workers run, every round: when its last worker's CUDA context was ready, from the pool's start
 for name in [f"{kind}-{n}" for n in counts for kind in ("workers", *AB)] + again:  # a run without a pool is passed
     clock = ((manifest(name) or {}).get("timing") or {}).get("coordinator") or {}
@@ -394,7 +388,7 @@ for name in [f"{kind}-{n}" for n in counts for kind in ("workers", *AB)] + again
 if late:
     print("\nlast CUDA context ready (s from the pool's start): "
           + ", ".join(f"{name} {seconds:.2f}" for name, seconds in late.items()))
-touches = runs / "touches.jsonl"  # TOUCH_GPUS=1 or AB=touched:SCALEOUT_TOUCH=1: the contexts made just before a run
+touches = runs / "touches.jsonl"  # TOUCH_GPUS=1 (or AB=touched:TOUCH_GPUS=1): the contexts made just before a run
 if touches.is_file():
     made = defaultdict(list)
     for line in touches.read_text().splitlines():

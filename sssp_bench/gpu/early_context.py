@@ -23,14 +23,12 @@ USA-road-d.NY and 1 to 3% for workfront and bfs4k there, in every round of exper
 processes a setting). A benchmark keeps the driver's setting; a user who sets the variable finds it in the
 manifest's provenance.
 
-Processes that start together can take turns at the driver (`take_turns(lock file)`: a `run --workers` pool gives
-its workers one where SSSP_BENCH_DRIVER_TURNS is on, pool.py, which says why it is off by default). The driver shares
-its time among processes that start at once, so that every one of four had its context at the end, 1.27 s after the
-pool's start (4 x H200), while one process making four contexts one after another had them at 0.81, 0.97, 1.13 and
-1.28 s (context_modes.sh, `measured/2026-11-27-h200-context-modes.txt`). In turns, each process's cuInit, then its
-context, runs alone: the last context comes about as late, the others sooner. A process waits to be told that its
-context is wanted without holding its turn, and waits at most TURN_TIMEOUT_S for a turn (a holder that hangs in the
-driver); the kernel releases a dead holder's lock.
+Not taken either: turns at the driver (each process's cuInit, then its context, alone, on a lock file that the
+processes starting together share). The driver shares its time among processes that start at once, so that four
+had their contexts together at the end; in turns the first ones came sooner (0.64 to 1.42 s against 1.05 to 1.52 s
+on 4 x H100), but `run --workers 4` took 0.302x of one GPU's wall time in turns against 0.304x at once, and on
+2 x H200 `--workers 2` took 0.58x against 0.55x, its host-bound solves slower in turns (issue 38; the code is in
+git's history at d29ee3e, the measurements in experiments/harness/notes/scaleout.md).
 
 `initialise()` and `start()` do nothing where SSSP_BENCH_EARLY_CONTEXT is "off", where CUDA_VISIBLE_DEVICES hides
 every GPU, or where the driver library does not load (no GPU here); the thread ends quietly if the driver refuses.
@@ -45,78 +43,16 @@ import ctypes
 import os
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 from ..switches import switched_on
-
-try:
-    import fcntl
-except ImportError:  # not POSIX: no turns, every process goes at once as before
-    fcntl = None  # type: ignore[assignment]
 
 SWITCH = "SSSP_BENCH_EARLY_CONTEXT"
 _thread: threading.Thread | None = None
 _context_wanted = threading.Event()
 _times: dict[str, float] = {}  # Unix seconds: "initialised" (cuInit done), "ready" (the context made)
 _waited = 0.0  # seconds the process waited in wait()
-_turns: Path | None = None  # the lock file of the processes this one takes turns at the driver with (take_turns)
 CUDA_ERROR_NOT_INITIALIZED = 3
-TURN_TIMEOUT_S = 10.0
-"""The longest a process waits for its turn at the driver before it goes ahead anyway."""
-TURN_POLL_S = 0.002
-
-
-def take_turns(lock_file: str | os.PathLike | None) -> None:
-    """Make this process's driver start-up (cuInit, then its context) one at a time with the other processes that
-    take turns on `lock_file` (None: at once, as by default); before initialise()."""
-    global _turns
-    _turns = None if lock_file is None else Path(lock_file)
-
-
-class Turn:
-    """One process's turn on a lock file (an exclusive flock), taken and given back as often as needed; a no-op
-    where `lock_file` is None, fcntl is missing or the file cannot be opened. `waited_s` sums the waits."""
-
-    def __init__(self, lock_file: Path | None, timeout: float = TURN_TIMEOUT_S) -> None:
-        self.timeout, self.waited_s, self.held = timeout, 0.0, False
-        self.descriptor: int | None = None
-        if lock_file is not None and fcntl is not None:
-            try:
-                self.descriptor = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
-            except OSError:
-                pass
-
-    def take(self) -> bool:
-        """Wait for the turn (at most `timeout`); whether it is held."""
-        if self.descriptor is None or self.held:
-            return self.held
-        started = time.perf_counter()
-        deadline = started + self.timeout
-        while True:
-            try:
-                fcntl.flock(self.descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                self.held = True
-                break
-            except BlockingIOError:
-                if time.perf_counter() >= deadline:
-                    break  # go ahead without it: the holder hangs, and the driver is all that is lost
-                time.sleep(TURN_POLL_S)
-            except OSError:
-                break
-        self.waited_s += time.perf_counter() - started
-        return self.held
-
-    def give(self) -> None:
-        if self.held:
-            fcntl.flock(self.descriptor, fcntl.LOCK_UN)
-            self.held = False
-
-    def close(self) -> None:
-        self.give()
-        if self.descriptor is not None:
-            os.close(self.descriptor)
-            self.descriptor = None
 
 
 def initialise() -> threading.Thread | None:
@@ -159,20 +95,16 @@ def ready() -> bool:
 
 def record(process_started_unix: float | None) -> dict[str, Any] | None:
     """When the driver was initialised and the context made, in seconds from the process's start (None: not, or
-    not yet), the seconds this process waited for them, and where it took turns (take_turns) the seconds its driver
-    thread waited for its turns; None where no thread ran or no driver loaded."""
+    not yet), and the seconds this process waited for them; None where no thread ran or no driver loaded."""
     if _thread is None or process_started_unix is None or not (_times or _thread.is_alive()):
         return None
     since = {name: round(_times[name] - process_started_unix, 4) if name in _times else None
              for name in ("initialised", "ready")}
-    record = {"initialised_s": since["initialised"], "ready_s": since["ready"], "waited_s": round(_waited, 4)}
-    if "turns_waited" in _times:
-        record["turns_waited_s"] = round(_times["turns_waited"], 4)
-    return record
+    return {"initialised_s": since["initialised"], "ready_s": since["ready"], "waited_s": round(_waited, 4)}
 
 
 def _wanted() -> bool:
-    if not switched_on(SWITCH, default=True):
+    if not switched_on(SWITCH):
         return False
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     return visible is None or visible.strip() not in ("", "-1")
@@ -191,23 +123,13 @@ def _bring_up() -> None:
     if driver is None:
         return
     device, context = ctypes.c_int(), ctypes.c_void_p()
-    turn = Turn(_turns)
-    try:
-        turn.take()
-        if driver.cuInit(0) != 0 or driver.cuDeviceGet(ctypes.byref(device), 0) != 0:
-            return  # the driver's own error surfaces, worded by CuPy, at the run's first GPU use
-        _times["initialised"] = time.time()
-        if not _context_wanted.is_set():
-            turn.give()  # the others' turns while this process learns whether it wants a context
-            _context_wanted.wait()  # a CPU-only run never asks: it holds no context
-            turn.take()
-        # Retained for the life of the process, as CuPy's runtime retains it too; the driver frees it at exit
-        if driver.cuDevicePrimaryCtxRetain(ctypes.byref(context), device) == 0:
-            _times["ready"] = time.time()
-    finally:
-        turn.close()
-        if _turns is not None and "initialised" in _times:
-            _times["turns_waited"] = turn.waited_s
+    if driver.cuInit(0) != 0 or driver.cuDeviceGet(ctypes.byref(device), 0) != 0:
+        return  # the driver's own error surfaces, worded by CuPy, at the run's first GPU use
+    _times["initialised"] = time.time()
+    _context_wanted.wait()  # a CPU-only run never asks: it holds no context
+    # Retained for the life of the process, as CuPy's runtime retains it too; the driver frees it at exit
+    if driver.cuDevicePrimaryCtxRetain(ctypes.byref(context), device) == 0:
+        _times["ready"] = time.time()
 
 
 def driver_initialized() -> bool:

@@ -40,7 +40,7 @@ _code_digest: str | None = None
 
 
 def enabled() -> bool:
-    return switched_on(DISABLE_VARIABLE, default=True)
+    return switched_on(DISABLE_VARIABLE)
 
 
 def roofline_code_digest() -> str:

@@ -61,7 +61,7 @@ def file_stamp(path: Path) -> tuple | None:
 
 
 def enabled() -> bool:
-    return switched_on(DISABLE_VARIABLE, default=True)
+    return switched_on(DISABLE_VARIABLE)
 
 
 def _key(**parts: Any) -> str:

@@ -13,21 +13,12 @@ driver in a thread (gpu/early_context.py). Once the coordinator says the config 
 worker makes its context while it imports the runner. Meanwhile the coordinator reads the config, generates missing
 graphs (workers.preflight) and makes the split.
 
-With SSSP_BENCH_DRIVER_TURNS=on the workers take turns at the driver (early_context.take_turns, on a lock file the
-pool makes): each one's cuInit, then its context, runs alone, so that the first contexts are ready sooner. Off by
-default: on 2 x H200 the contexts came 0.57 and 0.71 s after the pool's start in turns against 0.60 and 0.60 s at
-once, but the host-bound solves (bfs-harish, lonestar) ran slower in turns, in every one of six rounds on grid-1024's
-bfs-harish, and `--workers 2` took 0.58x of one GPU's wall time against 0.55x at once (issue 38's 40-source config,
-`measured/2026-11-27-h200-issue38-40src-turns-911d72d-2`; the cause is not known). On 4 x H100 the contexts came
-0.2 to 0.5 s sooner on average in turns, but `--workers 4` took 0.302x against 0.304x at once, the rounds moving with
-the host-bound solves either way (`measured/2026-11-27-h100-issue38-turns-f3acedf-4`).
-
-With SSSP_BENCH_PIN_WORKERS=on each GPU worker keeps to its own block of the CPUs the command may use (one block per
-worker, in order, `cpu_blocks`), so that no two workers' host threads share a CPU. Off by default: it changed nothing
-measurable. On 4 x H100 (one NUMA node of 64 vCPUs), pinned `--workers 4` took 0.305x of one GPU's wall time against
-0.300x unpinned, pinned minus unpinned -0.42, +0.09, -0.35 and +0.55 s in four paired rounds, and the host-bound
-solves (a kernel launch and a flag read back each level) summed the same either way
-(`measured/2026-11-28-h100-issue38-pinned-0403dbd-4`).
+Two settings were tried and taken out again, having changed nothing measurable (issue 38, notes/scaleout.md; the
+code is in git's history at d29ee3e): workers taking turns at the CUDA driver (gpu/early_context.py says why), and
+each GPU worker kept to its own block of CPUs (on 4 x H100, `--workers 4` took 0.305x of one GPU's wall time pinned
+against 0.300x unpinned, the host-bound solves summing the same either way,
+`measured/2026-11-28-h100-issue38-pinned-0403dbd-4`; experiments/harness/contention.sh pins whole commands to their
+GPU's CPUs where that is wanted).
 
 A worker's life:
 1. Forked, or spawned where a fork is unsafe (`fork_is_safe`); a dead worker's successor is always spawned.
@@ -47,7 +38,6 @@ without finishing a task is not restarted.
 from __future__ import annotations
 
 import collections
-import contextlib
 import multiprocessing
 import os
 import queue
@@ -56,7 +46,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import traceback
@@ -65,7 +54,6 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, Callable, Iterator, Sequence
 
 from ..errors import UserError
-from ..switches import switched_on
 
 ALLOWED_FAILURES = 3
 """Deaths in a row of the workers that ran one task before the run stops (Dask's default allowed-failures)."""
@@ -73,10 +61,6 @@ CLOSE_TIMEOUT_S = 60
 """How long the workers may take to exit once told to stop before they are killed."""
 worker_name: str | None = None
 """In a worker process: its name, for attempts.jsonl (workers.run_shard). None elsewhere."""
-TURNS_SWITCH = "SSSP_BENCH_DRIVER_TURNS"
-""""on" (or 1, yes, true): the GPU workers take turns at the driver instead of starting it all at once."""
-PIN_SWITCH = "SSSP_BENCH_PIN_WORKERS"
-""""on" (or 1, yes, true): each GPU worker keeps to its own block of CPUs (cpu_blocks)."""
 
 
 class TaskKilledWorkers(Exception):
@@ -161,9 +145,6 @@ class Pool:
         self.close_s: float | None = None
         self.method = "fork" if fork_is_safe() else "spawn"
         self.slots: list[_Slot] = []
-        self.turns = _turns_file() if gpus else None  # the GPU workers' lock file for their turns at the driver, if on
-        pinned = gpus and switched_on(PIN_SWITCH, default=False)
-        self.cpus = cpu_blocks(count) if pinned else None  # each worker's CPUs, if pinned
         try:
             for number in range(count):
                 self.slots.append(self._start(number, gpus[number] if gpus else None, self.method))
@@ -176,11 +157,6 @@ class Pool:
         self.log(where)
         self.log(f"workers started by {self.method}"
                  + (", a dead one's successor by spawn" if self.method != "spawn" else ""))
-        if self.turns:
-            self.log(f"the workers take turns at the CUDA driver ({TURNS_SWITCH}=on)")
-        if self.cpus:
-            self.log(f"each worker keeps to its own CPUs ({PIN_SWITCH}=on): "
-                     + ", ".join(f"{block[0]}-{block[-1]}" for block in self.cpus))
 
     def __enter__(self) -> "Pool":
         return self
@@ -196,8 +172,7 @@ class Pool:
         context = multiprocessing.get_context(method)
         here, there = context.Pipe()
         name = f"{socket.gethostname()}/worker-{number + 1}" + (f"-gpu-{gpu}" if gpu is not None else "")
-        cpus = self.cpus[number] if self.cpus else None
-        process = context.Process(target=_serve, args=(there, gpu, name, self.turns, cpus), name=f"sssp-bench {name}")
+        process = context.Process(target=_serve, args=(there, gpu, name), name=f"sssp-bench {name}")
         process.start()
         there.close()  # the worker's end: once the worker dies, reading here says so
         return _Slot(number, gpu, process, here)
@@ -305,11 +280,9 @@ class Pool:
     def timing(self) -> dict[str, Any]:
         """What the pool adds to the coordinator's clock (which has its start, `started_s`, and its first task out,
         `first_task_s`): each worker's imports done, in seconds from the pool's start; each worker's CUDA driver and
-        context (seconds from its own start, early_context.record); whether they took turns at the driver, and each
-        one's CPUs where pinned; when each was told to stop, nothing being left to hand out (None: at close()); the
-        workers that died."""
-        return {"executor": "processes", "method": self.method, "driver_turns": self.turns is not None,
-                "cpus": self.cpus,
+        context (seconds from its own start, early_context.record); when each was told to stop, nothing being left
+        to hand out (None: at close()); the workers that died."""
+        return {"executor": "processes", "method": self.method,
                 "workers_ready_s": [None if slot.ready_s is None else round(slot.ready_s, 4) for slot in self.slots],
                 "workers_released_s": [None if slot.released_s is None else round(slot.released_s, 4)
                                        for slot in self.slots],
@@ -342,41 +315,11 @@ class Pool:
             process.join(5)
         for slot in self.slots:
             slot.connection.close()
-        if self.turns is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(self.turns)
         self.close_s = time.perf_counter() - began
 
 
-def cpu_blocks(count: int) -> list[list[int]] | None:
-    """The CPUs this process may use, cut into `count` contiguous blocks of equal size (in CPU number order, any left
-    over unused), one per worker; None where there are fewer CPUs than workers or no affinity to set (not Linux)."""
-    if not hasattr(os, "sched_getaffinity") or count < 1:
-        return None
-    allowed = sorted(os.sched_getaffinity(0))
-    size = len(allowed) // count
-    if size == 0:
-        return None
-    return [allowed[index * size:(index + 1) * size] for index in range(count)]
-
-
-def _turns_file() -> str | None:
-    """A new empty lock file for the workers' turns at the driver; None unless switched on (TURNS_SWITCH), or where no
-    file can be made."""
-    if not switched_on(TURNS_SWITCH, default=False):
-        return None
-    try:
-        descriptor, path = tempfile.mkstemp(prefix="sssp-bench-driver-turns-")
-    except OSError:
-        return None
-    os.close(descriptor)
-    return path
-
-
-def _serve(connection: Connection, gpu: str | None, name: str, turns: str | None = None,
-           cpus: list[int] | None = None) -> None:
-    """A worker process: its GPU pinned (and its threads to `cpus`, where given) and the driver initialised at once
-    (in turns with the other workers where `turns` names their lock file), the context made as soon as the
+def _serve(connection: Connection, gpu: str | None, name: str) -> None:
+    """A worker process: its GPU pinned and the driver initialised at once, the context made as soon as the
     coordinator asks for it (its pipe is read in a thread, so that starts while the runner imports), then calls until
     told to stop."""
     global worker_name
@@ -385,12 +328,9 @@ def _serve(connection: Connection, gpu: str | None, name: str, turns: str | None
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a coordinator's handler, inherited by a fork, is not ours
     if gpu is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = gpu  # before anything initialises CUDA here
-    if cpus:
-        os.sched_setaffinity(0, cpus)  # before the driver's and the listener's threads start: they inherit it
     from ..gpu import early_context
 
     if gpu is not None:
-        early_context.take_turns(turns)
         early_context.initialise()
     inbox: queue.SimpleQueue = queue.SimpleQueue()
     warmed = threading.Event()
